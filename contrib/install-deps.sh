@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs what campaignd needs to build, run and test on Debian 12 (as root).
+# The mail servers (dovecot, postfix) are only used by the test suite, which
+# starts private instances on 127.0.0.1; no system service is enabled.
+set -e
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: run as root (sudo sh contrib/install-deps.sh)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+	build-essential autoconf automake pkg-config git ca-certificates \
+	libetpan-dev libcurl4-gnutls-dev libgnutls28-dev libsqlite3-dev \
+	libjansson-dev libsodium-dev libcmocka-dev \
+	sqlite3 python3 curl man-db groff-base \
+	dovecot-imapd dovecot-lmtpd postfix isync gnutls-bin valgrind clang \
+	${CAMPAIGND_EXTRA_PACKAGES:-}
