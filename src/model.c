@@ -66,6 +66,8 @@ void campaign_settings_default(struct campaign_settings *s)
 	s->reminder_hours[0] = 24;
 	s->reminder_hours[1] = 2;
 	s->grace_hours = 12;
+	s->inviolate_passable = true;
+	s->defence_recalls_contingents = true;
 }
 
 struct campaign *campaign_new(void)

@@ -48,6 +48,9 @@ struct troops {
 	int *count;
 };
 
+/* The one movement option a player may take in a year (rules 1.4). */
+enum movement_option { OPTION_NONE, OPTION_INVADE, OPTION_ALLY, OPTION_MOVE };
+
 enum player_status {
 	PLAYER_ACTIVE,
 	PLAYER_OUT,  /* lost all provinces: out, keeps prestige (rules 3.2) */
@@ -71,6 +74,8 @@ struct player {
 	int overlord;          /* player index or NO_INDEX (tributaries, rules 3.2) */
 	enum player_status status;
 	int line;              /* campaign file line of the player's section */
+	int movement_option;   /* enum movement_option taken this year (rules 1.4) */
+	bool fought_this_year; /* took part in a battle or siege this year (rules 3.1) */
 };
 
 /* An allied contingent detached from its owner's field army (rules 2.3). */
@@ -86,6 +91,7 @@ struct siege {
 	int province;
 	int besieger;       /* player index */
 	int rounds_failed;  /* earlier consecutive failed rounds of this siege */
+	int last_round_year; /* year of the latest round, 0 before the first */
 };
 
 struct province {
@@ -116,6 +122,8 @@ struct campaign_settings {
 	int recruitment_deadline_hours; /* the whole recruitment phase (default 72) */
 	int reminder_hours[4];       /* reminders before a deadline, 0-terminated */
 	int grace_hours;             /* after our own downtime (default 12) */
+	bool inviolate_passable;     /* forcing a way through an inviolate neutral (default true) */
+	bool defence_recalls_contingents; /* moving up to defend recalls them (default true) */
 };
 
 struct campaign {
