@@ -1,0 +1,167 @@
+/* Unit tests for generic losses (1.3 Losing troops). Costs in the fixture:
+ * C-in-C 30, Sub 28, Kn 12, LH 5, Sp 5, Ps 2, Ax 3.5 AP. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "rules_fixture.h"
+
+struct world {
+	struct campaign *c;
+	struct event_log log;
+	int p;
+};
+
+static int setup(void **state)
+{
+	struct world *w = xcalloc(1, sizeof *w);
+	w->c = fx_campaign();
+	int home = fx_province(w->c, "Home", 0, true);
+	w->p = fx_player(w->c, "burgundy", home);
+	event_log_init(&w->log);
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+	event_log_free(&w->log);
+	campaign_free(w->c);
+	free(w);
+	return 0;
+}
+
+/* 40 AP from the standard army. Far from the end (more than three times
+ * the dearest element, a 12 AP knight, is due) one spearman goes, from the
+ * arm holding the most AP (150); the 35 AP left are paid exactly, with the
+ * fewest elements: 2 Kn + 2 Ax + 2 Ps = 24 + 7 + 4. */
+static void test_default_spreads_then_pays_exactly(void **state)
+{
+	struct world *w = *state;
+	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, NULL,
+				      RULE_SUPPLY, "out of supply", &w->log);
+	assert_int_equal(lost, HALF_AP(40));
+	struct player *p = &w->c->players[w->p];
+	assert_int_equal(p->field.count[T_SP], 29);
+	assert_int_equal(p->field.count[T_KN], 8);
+	assert_int_equal(p->field.count[T_AX], 10);
+	assert_int_equal(p->field.count[T_PS], 14);
+	assert_int_equal(p->reserve.count[T_KN], 2);
+	assert_int_equal(player_field_half_ap(p), HALF_AP(440));
+	json_t *ev = event_log_last(&w->log, "loss");
+	assert_string_equal(fx_str(ev, "chosen_by"), "default");
+	assert_true(json_is_true(json_object_get(ev, "paid_in_full")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(ev, "elements"),
+							    "Sp(O)")), 1);
+}
+
+/* Rounded against the player: an army of knights (12 AP) owing 40 AP loses
+ * four of them, 48 AP. With the whole army, 7 AP are paid exactly. */
+static void test_rounded_against(void **state)
+{
+	struct world *w = *state;
+	int pick[T_COUNT];
+	assert_int_equal(rules_default_loss_pick(w->c, w->p, NO_INDEX, HALF_AP(7), 0, pick),
+			 HALF_AP(7));
+	fx_set(w->c->players[w->p].field.count, (const int[]){1, 0, 10, 0, 0, 0, 0});
+	assert_int_equal(rules_default_loss_pick(w->c, w->p, NO_INDEX, HALF_AP(40), 0, pick),
+			 HALF_AP(48));
+	assert_int_equal(pick[T_KN], 4);
+	assert_int_equal(pick[T_CINC], 0);
+}
+
+static void test_player_pick(void **state)
+{
+	struct world *w = *state;
+	int pick[T_COUNT] = {0, 0, 4, 0, 0, 0, 0}; /* 48 AP of knights for 40 due */
+	struct rules_reason why;
+	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(40), 0, pick, &why),
+			 RULES_OK);
+	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, pick, RULE_SIEGE,
+				      "failed siege", &w->log);
+	assert_int_equal(lost, HALF_AP(48));
+	assert_int_equal(w->c->players[w->p].field.count[T_KN], 6);
+	assert_int_equal(w->c->players[w->p].reserve.count[T_KN], 4);
+	assert_string_equal(fx_str(event_log_last(&w->log, "loss"), "chosen_by"), "player");
+}
+
+static void test_bad_picks(void **state)
+{
+	struct world *w = *state;
+	struct rules_reason why;
+	int short_pick[T_COUNT] = {0, 0, 0, 0, 2, 0, 0}; /* 10 AP for 40 */
+	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(40), 0, short_pick,
+					       &why), RULES_REFUSED);
+	assert_string_equal(why.text, "the pick is worth 10 AP but 40 AP are due");
+	int generals[T_COUNT] = {1, 2, 0, 0, 0, 0, 0};
+	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(40), 0, generals,
+					       &why), RULES_REFUSED);
+	assert_string_equal(why.text, "at least one general must be kept");
+	int too_many[T_COUNT] = {0, 0, 11, 0, 0, 0, 0};
+	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(40), 0, too_many,
+					       &why), RULES_REFUSED);
+	int foot[T_COUNT] = {0, 0, 0, 0, 15, 0, 0}; /* 75 AP, but none mounted */
+	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(75),
+					       RULES_STORM_MOUNTED_HALF_AP, foot, &why),
+			 RULES_REFUSED);
+	assert_string_equal(why.text, "the first 25 AP lost must be mounted troops, the pick has 0 AP");
+	/* A refused pick is not obeyed: the default pays and the event says why. */
+	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, short_pick,
+				      RULE_SUPPLY, "out of supply", &w->log);
+	assert_int_equal(lost, HALF_AP(40));
+	assert_int_equal(event_log_count(&w->log, "loss_pick_refused"), 1);
+	assert_string_equal(fx_str(event_log_last(&w->log, "loss"), "chosen_by"), "default");
+}
+
+/* An army of two generals and 2 Ps (4 AP) owes 40 AP: it cannot pay, so it
+ * loses everything but one general; the C-in-C stays. */
+static void test_cannot_pay(void **state)
+{
+	struct world *w = *state;
+	struct player *p = &w->c->players[w->p];
+	fx_set(p->field.count, (const int[]){1, 1, 0, 0, 0, 2, 0});
+	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, NULL, RULE_SUPPLY,
+				      "out of supply", &w->log);
+	assert_int_equal(lost, HALF_AP(32));
+	assert_int_equal(p->field.count[T_CINC], 1);
+	assert_int_equal(troops_elements(&p->list, &p->field), 1);
+	assert_int_equal(p->reserve.count[T_SUB], 1);
+	assert_int_equal(p->reserve.count[T_PS], 2);
+	assert_false(json_is_true(json_object_get(event_log_last(&w->log, "loss"), "paid_in_full")));
+	/* A lone general pays nothing more. */
+	lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, NULL, RULE_SUPPLY,
+				  "out of supply", &w->log);
+	assert_int_equal(lost, 0);
+	assert_int_equal(p->field.count[T_CINC], 1);
+}
+
+/* Generals go last and the cheapest first: 480 AP due from the full army
+ * takes everything but the C-in-C. */
+static void test_generals_last(void **state)
+{
+	struct world *w = *state;
+	int pick[T_COUNT];
+	int lost = rules_default_loss_pick(w->c, w->p, NO_INDEX, HALF_AP(440), 0, pick);
+	/* 394 AP of troops, then both sub-generals (28 AP each): 450 AP. */
+	assert_int_equal(lost, HALF_AP(450));
+	assert_int_equal(pick[T_CINC], 0);
+	assert_int_equal(pick[T_SUB], 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_default_spreads_then_pays_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rounded_against, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_player_pick, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_picks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cannot_pay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_generals_last, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
