@@ -7,8 +7,20 @@
 #include <sysexits.h>
 
 /* The subcommand table, in the order --help lists them. */
+extern const struct ctl_command ctl_cmd_init;
+extern const struct ctl_command ctl_cmd_status;
+extern const struct ctl_command ctl_cmd_export;
+extern const struct ctl_command ctl_cmd_render;
+extern const struct ctl_command ctl_cmd_check_mail;
+extern const struct ctl_command ctl_cmd_backup;
 
 static const struct ctl_command *const commands[] = {
+	&ctl_cmd_init,
+	&ctl_cmd_status,
+	&ctl_cmd_export,
+	&ctl_cmd_render,
+	&ctl_cmd_check_mail,
+	&ctl_cmd_backup,
 	NULL,
 };
 

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "conf.h"
+#include "fileio.h"
 #include "util.h"
 
 #include <errno.h>
@@ -11,35 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Reads a whole small file; NULL and errno set on failure. */
-static char *read_small_file(const char *path, size_t *len_out)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct strbuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-		strbuf_append(&sb, buf, n);
-		if (sb.len > 1024 * 1024) {
-			fclose(f);
-			strbuf_free(&sb);
-			errno = EFBIG;
-			return NULL;
-		}
-	}
-	int err = ferror(f) ? errno : 0;
-	fclose(f);
-	if (err) {
-		strbuf_free(&sb);
-		errno = err;
-		return NULL;
-	}
-	*len_out = sb.len;
-	return strbuf_take(&sb);
-}
 
 static bool readable_by_others(const char *path)
 {
@@ -51,7 +23,7 @@ static void load_secret(const char *path, char **dest, const char *key, const ch
 			struct diag_list *diags)
 {
 	size_t len = 0;
-	char *s = read_small_file(path, &len);
+	char *s = file_read_all(path, 1024 * 1024, &len);
 	if (!s) {
 		diag_add(diags, DIAG_ERROR, cfgfile, 0, "%s: cannot read %s: %s", key, path,
 			 strerror(errno));
@@ -69,7 +41,7 @@ static void load_secret(const char *path, char **dest, const char *key, const ch
 struct conf *conf_load(const char *path, struct diag_list *diags)
 {
 	size_t len = 0;
-	char *text = read_small_file(path, &len);
+	char *text = file_read_all(path, 1024 * 1024, &len);
 	if (!text) {
 		diag_add(diags, DIAG_ERROR, path, 0, "cannot read: %s", strerror(errno));
 		return NULL;

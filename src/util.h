@@ -29,7 +29,7 @@ void strbuf_append(struct strbuf *sb, const char *s, size_t n);
 void strbuf_puts(struct strbuf *sb, const char *s);
 void strbuf_putc(struct strbuf *sb, char c);
 void strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Returns the buffer's string (never NULL) and leaves sb empty; caller frees. */
 char *strbuf_take(struct strbuf *sb);
 void strbuf_free(struct strbuf *sb);

@@ -152,6 +152,36 @@ static void test_load_refuses_readable_password(void **state)
 	free(cfgpath);
 }
 
+/* Every key the parser knows is documented in campaignd.conf(5). */
+static void test_every_key_documented(void **state)
+{
+	(void)state;
+	const char *src = getenv("top_srcdir");
+	char *path = xasprintf("%s/doc/campaignd.conf.5", src ? src : "..");
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	struct strbuf page = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_append(&page, buf, n);
+	fclose(f);
+	for (size_t i = 0; conf_keys[i]; i++) {
+		/* roff writes "imap-host" as "imap\-host" or plain */
+		struct strbuf roff = {0};
+		for (const char *k = conf_keys[i]; *k; k++) {
+			if (*k == '-')
+				strbuf_putc(&roff, '\\');
+			strbuf_putc(&roff, *k);
+		}
+		if (!strstr(page.data, conf_keys[i]) && !strstr(page.data, roff.data))
+			fail_msg("%s does not document \"%s\"", path, conf_keys[i]);
+		strbuf_free(&roff);
+	}
+	strbuf_free(&page);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_every_error_at_once),
 		cmocka_unit_test(test_imap_needs_credentials),
 		cmocka_unit_test(test_load_refuses_readable_password),
+		cmocka_unit_test(test_every_key_documented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
