@@ -1443,6 +1443,19 @@ size_t orders_parse(const char *text, const struct campaign *c, int player, stru
 	free(p.toks);
 	names_free(&p);
 
+	/* A closing greeting ("Regards, John") after the last order is no more
+	 * an error than the greeting before the first: lines at the end that are
+	 * no order and no near miss of one are ignored, and shown as such. */
+	for (size_t i = out->count; i-- > 0;) {
+		struct order *o = &out->orders[i];
+		if (o->kind != ORDER_NONE || o->status != ORDER_ERROR || o->guess ||
+		    o->line == 0 || !o->error || !strstr(o->error, "is not an order (HELP"))
+			break;
+		o->status = ORDER_IGNORED;
+		free(o->error);
+		o->error = NULL;
+	}
+
 	bool confirm = false;
 	for (size_t i = 0; i < out->count; i++) {
 		struct order *o = &out->orders[i];

@@ -412,14 +412,23 @@ static void test_lines_before_and_after(void **state)
 	struct campaign *c = *state;
 	struct order_set set;
 	/* greetings before the first order are ignored; a near-miss keyword is
-	 * not; after the first order, anything unknown is an error */
+	 * not; between orders, anything unknown is an error; a closing greeting
+	 * after the last order is ignored again */
 	orders_parse("Dear organiser,\nHello there\nStatsu\nPLAYER burgundy pw123456\n"
-		     "Thanks!\n", c, -1, &set);
+		     "Thanks!\nNO MOVE\nRegards,\nPieter\n", c, -1, &set);
 	assert_int_equal(set.orders[0].status, ORDER_IGNORED);
 	assert_int_equal(set.orders[1].status, ORDER_IGNORED);
 	assert_error_contains(&set.orders[2], "did you mean STATUS?");
 	assert_error_contains(&set.orders[4], "\"Thanks!\" is not an order");
+	assert_int_equal(set.orders[5].status, ORDER_OK);
+	assert_int_equal(set.orders[6].status, ORDER_IGNORED);
+	assert_null(set.orders[6].error);
+	assert_int_equal(set.orders[7].status, ORDER_IGNORED);
 	assert_int_equal(set.errors, 2);
+	orders_set_free(&set);
+	/* but a misspelt order at the end is still an error */
+	orders_parse("PLAYER burgundy pw123456\nNO MOVE\nSTAUTS\n", c, -1, &set);
+	assert_int_equal(set.orders[2].status, ORDER_ERROR);
 	orders_set_free(&set);
 
 	/* a line that is too long is refused, not cut, and parsing goes on */
