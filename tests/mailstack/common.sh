@@ -1,4 +1,13 @@
-# Sourced by the integration tests (bash). mailstack_up STATE_DIR starts the
+# Sourced by the integration tests (bash).
+#
+# mailstack_dir NAME prints a new, short state directory under $TMPDIR or /tmp:
+# Dovecot's unix sockets live in it and a socket path may not exceed 107
+# bytes, which a deep build tree (make distcheck) easily does.
+mailstack_dir() {
+	mktemp -d "${TMPDIR:-/tmp}/cms-$1.XXXXXX"
+}
+
+# mailstack_up STATE_DIR starts the
 # loopback mail stack on the first free block of ports (another build tree
 # may be running its own), sources the ports file, and arranges for the stack
 # to be stopped on exit. Exits 77 (skipped) where the stack cannot run.
