@@ -14,5 +14,5 @@ apt-get install -y -qq --no-install-recommends \
 	libetpan-dev libcurl4-gnutls-dev libgnutls28-dev libsqlite3-dev \
 	libjansson-dev libsodium-dev libcmocka-dev \
 	sqlite3 python3 curl man-db groff-base \
-	dovecot-imapd dovecot-lmtpd postfix isync gnutls-bin valgrind clang \
+	dovecot-imapd dovecot-lmtpd postfix isync gnutls-bin valgrind clang chromium \
 	${CAMPAIGND_EXTRA_PACKAGES:-}

@@ -13,6 +13,22 @@ extern const struct ctl_command ctl_cmd_export;
 extern const struct ctl_command ctl_cmd_render;
 extern const struct ctl_command ctl_cmd_check_mail;
 extern const struct ctl_command ctl_cmd_backup;
+extern const struct ctl_command ctl_cmd_simulate;
+extern const struct ctl_command ctl_cmd_map;
+extern const struct ctl_command ctl_cmd_publish;
+extern const struct ctl_command ctl_cmd_start;
+extern const struct ctl_command ctl_cmd_deadline;
+extern const struct ctl_command ctl_cmd_pause;
+extern const struct ctl_command ctl_cmd_resume;
+extern const struct ctl_command ctl_cmd_process;
+extern const struct ctl_command ctl_cmd_preview;
+extern const struct ctl_command ctl_cmd_battle_result;
+extern const struct ctl_command ctl_cmd_replace_player;
+extern const struct ctl_command ctl_cmd_remove_player;
+extern const struct ctl_command ctl_cmd_undo;
+extern const struct ctl_command ctl_cmd_comment;
+extern const struct ctl_command ctl_cmd_invite;
+extern const struct ctl_command ctl_cmd_verify;
 
 static const struct ctl_command *const commands[] = {
 	&ctl_cmd_init,
@@ -21,6 +37,22 @@ static const struct ctl_command *const commands[] = {
 	&ctl_cmd_render,
 	&ctl_cmd_check_mail,
 	&ctl_cmd_backup,
+	&ctl_cmd_simulate,
+	&ctl_cmd_map,
+	&ctl_cmd_publish,
+	&ctl_cmd_start,
+	&ctl_cmd_deadline,
+	&ctl_cmd_pause,
+	&ctl_cmd_resume,
+	&ctl_cmd_process,
+	&ctl_cmd_preview,
+	&ctl_cmd_battle_result,
+	&ctl_cmd_replace_player,
+	&ctl_cmd_remove_player,
+	&ctl_cmd_undo,
+	&ctl_cmd_comment,
+	&ctl_cmd_invite,
+	&ctl_cmd_verify,
 	NULL,
 };
 

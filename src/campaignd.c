@@ -23,6 +23,15 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t stop_requested;
+/* --now: act as if the time were this (tests and replays); -1: the clock */
+static int64_t fixed_now = -1;
+/* --max-gap: a longer silence between two runs is our own downtime */
+static int64_t max_gap = -1;
+
+static int64_t clock_now(void)
+{
+	return fixed_now >= 0 ? fixed_now : (int64_t)time(NULL);
+}
 static volatile sig_atomic_t reload_requested;
 static int wake_pipe[2] = {-1, -1};
 
@@ -237,7 +246,7 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 	struct fetch_ctx *fc = ctx;
 	struct engine_outcome out;
 	char *err = NULL;
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_now();
 	if (engine_process_mail(fc->d->engine, msg->uidvalidity, msg->uid, msg->data, msg->len, now,
 				false, &out, &err) != 0) {
 		/* nothing was recorded: the mail stays and is fetched again */
@@ -328,8 +337,26 @@ static enum transport_status daemon_cycle(struct daemon *d, size_t *processed)
 		do_moves(d);
 	*processed = fc.processed;
 
+	/* deadlines, reminders and the steps they release */
+	struct engine_tick_info tick;
+	int64_t gap_allowed = max_gap >= 0 ? max_gap : (int64_t)d->cfg->poll_seconds * 3 + 60;
+	if (engine_tick(d->engine, clock_now(), gap_allowed, &tick, &err) != 0) {
+		log_error("campaign year: %s", err ? err : "failed");
+		worst = TRANSPORT_TEMPFAIL;
+	} else if (tick.clock_backwards) {
+		log_warn("the clock went back %lld s since the last run: no deadline fired",
+			 (long long)-tick.gap);
+	} else if (tick.downtime) {
+		log_warn("%lld s since the last run (more than %lld s)%s", (long long)tick.gap,
+			 (long long)gap_allowed,
+			 tick.grace_granted ? ": a deadline passed meanwhile; the grace period"
+					      " applies and the players are told" : "");
+	}
+	free(err);
+	err = NULL;
+
 	size_t sent = 0, failed = 0;
-	if (engine_flush_outbox(d->engine, d->sink, (int64_t)time(NULL), &sent, &failed, &err) != 0) {
+	if (engine_flush_outbox(d->engine, d->sink, clock_now(), &sent, &failed, &err) != 0) {
 		log_error("outbox: %s", err ? err : "failed");
 		worst = TRANSPORT_TEMPFAIL;
 	}
@@ -373,7 +400,7 @@ static int run_forever(struct daemon *d, const char *config_path)
 		if (st == TRANSPORT_OK) {
 			backoff = 0;
 			timeout_ms = (unsigned)d->cfg->poll_seconds * 1000;
-			int64_t due = engine_outbox_next_due(d->engine, (int64_t)time(NULL));
+			int64_t due = engine_outbox_next_due(d->engine, clock_now());
 			if (due >= 0 && (uint64_t)due * 1000 < timeout_ms)
 				timeout_ms = (unsigned)due * 1000 + 100;
 		} else {
@@ -406,11 +433,15 @@ static int run_forever(struct daemon *d, const char *config_path)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: campaignd -c FILE [--once | --check-config]\n\n"
+		"usage: campaignd -c FILE [--once | --check-config] [--now SECONDS]\n\n"
 		"The campaignd daemon: reads order mail, answers it, runs the campaign.\n\n"
 		"  -c, --config FILE   the configuration file (campaignd.conf(5))\n"
 		"      --once          process the waiting mail and the outbox, then exit\n"
 		"      --check-config  check the configuration and the database, then exit\n"
+		"      --now SECONDS   act as if the time were SECONDS since the epoch\n"
+		"                      (for tests and replays)\n"
+		"      --max-gap SECONDS  a longer time since the last run counts as our own\n"
+		"                      downtime (default: 3 poll intervals + 60 s; --once: 3600)\n"
 		"  -h, --help          show this help\n"
 		"  -V, --version       show the version\n\n"
 		"See campaignd(8).\n");
@@ -424,6 +455,8 @@ int main(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{"once", no_argument, NULL, 'o'},
 		{"check-config", no_argument, NULL, 'k'},
+		{"now", required_argument, NULL, 'n'},
+		{"max-gap", required_argument, NULL, 'g'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -434,6 +467,21 @@ int main(int argc, char **argv)
 		case 'c': config_path = optarg; break;
 		case 'o': once = true; break;
 		case 'k': check_only = true; break;
+		case 'n':
+		case 'g': {
+			char *end = NULL;
+			long long v = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || v < 0) {
+				fprintf(stderr, "campaignd: --%s wants a number of seconds, not \"%s\"\n",
+					ch == 'n' ? "now" : "max-gap", optarg);
+				return EX_USAGE;
+			}
+			if (ch == 'n')
+				fixed_now = v;
+			else
+				max_gap = v;
+			break;
+		}
 		case 'h': usage(stdout); return EX_OK;
 		case 'V': printf("campaignd (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return EX_OK;
 		default: usage(stderr); return EX_USAGE;
@@ -443,12 +491,20 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	if (once && max_gap < 0)
+		max_gap = 3600;
 	setup_signals();
 	struct daemon d;
 	int rc = daemon_open(&d, config_path);
-	if (rc == EX_OK && check_only)
+	if (rc == EX_OK && check_only) {
+		char *year = NULL, *err = NULL;
 		printf("%s: configuration OK; database %s holds \"%s\"\n", config_path,
 		       d.cfg->database, d.campaign_name ? d.campaign_name : "");
+		if (engine_year_status(d.engine, clock_now(), &year, &err) == 0)
+			fputs(year, stdout);
+		free(year);
+		free(err);
+	}
 	else if (rc == EX_OK)
 		rc = once ? run_once(&d) : run_forever(&d, config_path);
 	daemon_close(&d);

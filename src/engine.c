@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "engine.h"
+#include "engine_p.h"
 #include "campaign_json.h"
 #include "mail_compose.h"
 #include "orders.h"
@@ -12,16 +13,6 @@
 #include <string.h>
 #include <strings.h>
 
-struct engine {
-	struct store *store;
-	struct templates *templates;
-	char *campaign_address;
-	char *from_name;
-	char *mailbox;
-	char *domain;
-	struct mail_read_limits limits;
-	int rate_limit_per_hour;
-};
 
 const char *engine_verdict_name(enum engine_verdict v)
 {
@@ -227,16 +218,6 @@ static char *reply_token(const char *prefix, const char *raw, size_t len, uint32
 	return xasprintf("%s.%s", prefix, hex);
 }
 
-struct reply {
-	const char *to_addr;
-	const char *to_name;
-	const char *subject;
-	const char *template_name;
-	json_t *data;
-	const struct mail_info *in_reply_to; /* NULL for mail that answers none */
-	const char *token;
-	enum mail_auto_submitted auto_submitted;
-};
 
 static char *reply_subject(const struct mail_info *info, const char *fallback)
 {
@@ -247,10 +228,7 @@ static char *reply_subject(const struct mail_info *info, const char *fallback)
 	return xasprintf("Re: %s", info->subject);
 }
 
-/* Renders and queues one mail; *body_out (if not NULL) gets the rendered
- * text. Returns 0, or -1 with *errstr on a database, template or compose
- * error. */
-static int queue_mail(struct engine *e, const struct reply *r, const char *campaign_name,
+int engine_queue_mail(struct engine *e, const struct reply *r, const char *campaign_name,
 		      int64_t now, char **body_out, char **errstr)
 {
 	char *body = templates_render(e->templates, r->template_name, r->data, errstr);
@@ -277,6 +255,8 @@ static int queue_mail(struct engine *e, const struct reply *r, const char *campa
 		.auto_submitted = r->auto_submitted,
 		.x_loop = e->campaign_address,
 		.date = now,
+		.attachments = r->attachments,
+		.n_attachments = r->n_attachments,
 	};
 	size_t len = 0;
 	char *raw = mail_compose(&m, &len, errstr);
@@ -458,8 +438,8 @@ static int reject(struct process *p, int player, const char *to_addr, const char
 	char *token = reply_token("reject", p->raw, p->len, p->uid, p->now);
 	char *subject = reply_subject(p->info, "Your mail to the campaign");
 	struct reply r = {to_addr, to_name, subject, "rejected", data, p->info, token,
-			  MAIL_AUTO_REPLIED};
-	int rc = queue_mail(p->e, &r, p->c->name, p->now, &out->reply, errstr);
+			  MAIL_AUTO_REPLIED, NULL, 0};
+	int rc = engine_queue_mail(p->e, &r, p->c->name, p->now, &out->reply, errstr);
 	free(token);
 	free(subject);
 	json_decref(data);
@@ -509,6 +489,10 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		}
 	}
 
+	char *year_note = NULL;
+	if (engine_year_after_orders(e, player, set, p->now, &year_note, errstr) != 0)
+		goto done;
+
 	out->verdict = ENGINE_ACCEPTED;
 	out->order_errors = set->errors;
 	out->summary = xasprintf("orders from %s accepted, %zu line%s in error", pl->key,
@@ -520,6 +504,9 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	json_object_update_missing(data, base);
 	json_decref(base);
 	json_object_set_new(data, "password_changed", json_boolean(password_changed));
+	if (year_note)
+		json_object_set_new(data, "year_note", json_string(year_note));
+	free(year_note);
 	if (set->wants_help) {
 		char *help = render_optional(e, "help", data);
 		if (help)
@@ -545,8 +532,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
 	subject = reply_subject(p->info, "Your orders");
 	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
-			  MAIL_AUTO_REPLIED};
-	if (queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
+			  MAIL_AUTO_REPLIED, NULL, 0};
+	if (engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
 		goto done;
 	out->reply_to = xstrdup(pl->email);
 	rc = 0;
@@ -558,6 +545,36 @@ done:
 	free(merged_text);
 	orders_set_free(&pending);
 	orders_set_free(&merged);
+	return rc;
+}
+
+/* An authenticated organiser mail: its orders are carried out and the
+ * organiser gets what was done (or refused) back. */
+static int organiser_orders(struct process *p, struct order_set *set, char **errstr)
+{
+	struct engine *e = p->e;
+	struct campaign *c = p->c;
+	struct engine_outcome *out = p->out;
+	char *report = NULL;
+	if (engine_year_organiser_mail(e, set, p->now, &report, errstr) != 0)
+		return -1;
+	out->summary = xstrdup("organiser orders carried out");
+	json_t *data = base_data(p, -1);
+	json_object_set_new(data, "report", json_string(report));
+	free(report);
+	int rc = 0;
+	if (c->organiser_email) {
+		char *token = reply_token("org", p->raw, p->len, p->uid, p->now);
+		char *subject = reply_subject(p->info, "Your organiser orders");
+		struct reply r = {c->organiser_email, c->organiser_name, subject, "organiser-reply",
+				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0};
+		rc = engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr);
+		if (rc == 0)
+			out->reply_to = xstrdup(c->organiser_email);
+		free(token);
+		free(subject);
+	}
+	json_decref(data);
 	return rc;
 }
 
@@ -606,8 +623,7 @@ static int apply_mail(struct process *p, char **errstr)
 		} else {
 			out->verdict = ENGINE_ACCEPTED;
 			out->organiser = out->authenticated = true;
-			out->summary = xstrdup("organiser mail recorded; organiser orders by mail "
-					       "are not acted on yet: use campaignctl");
+			rc = organiser_orders(p, &set, errstr);
 		}
 	} else if (set.player < 0) {
 		if (!known) {
@@ -743,9 +759,9 @@ static int report_failure(struct engine *e, const struct store_outbox_item *it, 
 		char *token = xasprintf("failed.%lld", (long long)it->id);
 		struct reply r = {c->organiser_email, c->organiser_name,
 				  "Undeliverable campaign mail", "delivery-failed", data, NULL,
-				  token, MAIL_AUTO_GENERATED};
+				  token, MAIL_AUTO_GENERATED, NULL, 0};
 		char *err = NULL;
-		rc = queue_mail(e, &r, c->name, now, NULL, &err);
+		rc = engine_queue_mail(e, &r, c->name, now, NULL, &err);
 		if (rc != 0 && errstr)
 			*errstr = err;
 		else

@@ -89,4 +89,72 @@ int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, s
  * the outbox is empty. */
 int64_t engine_outbox_next_due(struct engine *e, int64_t now);
 
+/* ---- the campaign year by mail (engine_year.c) ----
+ * Turns, decisions, battles, recruitment and the year's end, driven by the
+ * pure state machine in year.h: each call loads the campaign and the year's
+ * state, lets the machine act at `now`, stores its events, queues its mail
+ * (rendered from templates) and saves, all in one transaction. Times are
+ * always passed in; nothing here reads a clock or sleeps. */
+
+/* Starts the campaign: year c->year's campaign phase, the sequence of play
+ * announced. `seed_hex` (64 hex digits, or NULL) is a master seed the year
+ * seeds are derived from (HMAC-SHA256(master, "year|N"), for tests and
+ * replays); without it each year's seed is random. Returns 0, 1 if refused
+ * (*report says why: already started, a bad seed), -1 on a database error.
+ * *report (allocated) tells what happened. */
+int engine_start(struct engine *e, int64_t now, const char *seed_hex, char **report,
+		 char **errstr);
+
+/* What engine_tick noticed about the clock. */
+struct engine_tick_info {
+	bool clock_backwards; /* now is before the previous run: no deadline fired */
+	bool downtime;        /* more than max_gap since the previous run */
+	bool grace_granted;   /* a deadline passed during it: moved by the grace */
+	int64_t gap;          /* seconds since the previous run (negative: backwards) */
+};
+
+/* Each daemon cycle: reminders, deadlines and steps that are due at `now`.
+ * The time of each run is kept; a gap of more than `max_gap` seconds (0:
+ * none is too long) is our own downtime: a deadline that fell in it is not
+ * fired but moved to now + grace_hours, and the players are told. A clock
+ * that went backwards fires nothing this time. Both are logged as events
+ * of kind "clock". Returns 0, or -1 with *errstr on a database error. */
+int engine_tick(struct engine *e, int64_t now, int64_t max_gap, struct engine_tick_info *info,
+		char **errstr);
+
+enum engine_action {
+	ENGINE_ACT_DEADLINE,       /* seconds, relative */
+	ENGINE_ACT_PAUSE,
+	ENGINE_ACT_RESUME,
+	ENGINE_ACT_PROCESS,        /* arg: the step's name */
+	ENGINE_ACT_PREVIEW,        /* what processing the step now would do */
+	ENGINE_ACT_COMMENT,        /* arg: the text */
+	ENGINE_ACT_UNDO,           /* back to before the last step (and pause) */
+	ENGINE_ACT_BATTLE_RESULT,  /* arg: the result lines (BATTLE AT ...) */
+	ENGINE_ACT_REPLACE_PLAYER, /* arg: key; name, email: the new person */
+	ENGINE_ACT_REMOVE_PLAYER,  /* arg: key */
+	ENGINE_ACT_INVITE,         /* new passwords, rules and reference to everyone */
+};
+
+struct engine_action_request {
+	enum engine_action action;
+	int64_t seconds;   /* DEADLINE: how much (may be negative) */
+	bool relative;     /* DEADLINE: from the current deadline, else from now */
+	const char *arg;
+	const char *name;  /* REPLACE_PLAYER */
+	const char *email; /* REPLACE_PLAYER */
+};
+
+/* An organiser action (campaignctl; the mail orders use the same code).
+ * Every action done is logged (an event of kind "organiser") and announced
+ * to the players (template "organiser-action"). PREVIEW changes nothing: it
+ * runs on a copy with throwaway dice. Returns 0 (done), 1 (refused: *report
+ * says why) or -1 (database error, *errstr). *report (allocated) says what
+ * was done; for REPLACE_PLAYER it holds the new password. */
+int engine_action(struct engine *e, const struct engine_action_request *req, int64_t now,
+		  char **report, char **errstr);
+
+/* A few lines on the year: the step, its deadline, who it waits for. */
+int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr);
+
 #endif

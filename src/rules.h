@@ -468,6 +468,9 @@ size_t rules_sequence_of_play(struct campaign *c, struct dice *d, struct event_l
  * year), options and battle flags cleared, returning contingents merged,
  * the sequence of play rolled into `order` (c->player_count ints). */
 size_t rules_year_begin(struct campaign *c, struct dice *d, struct event_log *log, int *order);
+/* rules_year_begin without the sequence of play (no dice), for a caller
+ * that is given the order instead of rolling it (campaignctl simulate). */
+void rules_year_prepare(struct campaign *c, struct dice *d, struct event_log *log);
 /* Start of the recruitment phase: province prestige for everyone. */
 void rules_recruitment_begin(struct campaign *c, struct dice *d, struct event_log *log);
 /* After each year but the first: 2d6; true when they make 2 (then every

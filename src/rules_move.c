@@ -245,7 +245,7 @@ enum rules_status rules_move(struct campaign *c, const struct move_order *o, str
 	event_emit(log, "move", RULE_NORMAL_MOVEMENT,
 		   "{s:s, s:b, s:s, s:s, s:s, s:o, s:i, s:b, s:b, s:b, s:i}", "player",
 		   rules_player_key(c, o->player), "contingent",
-		   o->contingent != NO_INDEX || o->kind == MOVE_CONTINGENT, "kind",
+		   o->contingent != NO_INDEX || o->kind == MOVE_CONTINGENT, "move_kind",
 		   kind_name(o->kind), "from", rules_province_name(c, start), "to",
 		   rules_province_name(c, end), "path", path, "stages_moved", out->stages_moved,
 		   "halted", out->halted, "returned", out->returned, "forced_passage",

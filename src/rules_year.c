@@ -65,7 +65,7 @@ size_t rules_sequence_of_play(struct campaign *c, struct dice *d, struct event_l
 	return n;
 }
 
-size_t rules_year_begin(struct campaign *c, struct dice *d, struct event_log *log, int *order)
+void rules_year_prepare(struct campaign *c, struct dice *d, struct event_log *log)
 {
 	rules_set_phase(c, d, log, PHASE_CAMPAIGN);
 	event_emit(log, "year_begin", RULE_GAME_YEAR, NULL);
@@ -78,6 +78,11 @@ size_t rules_year_begin(struct campaign *c, struct dice *d, struct event_log *lo
 		c->players[i].movement_option = OPTION_NONE;
 		c->players[i].fought_this_year = false;
 	}
+}
+
+size_t rules_year_begin(struct campaign *c, struct dice *d, struct event_log *log, int *order)
+{
+	rules_year_prepare(c, d, log);
 	return rules_sequence_of_play(c, d, log, order);
 }
 

@@ -29,7 +29,7 @@
 
 /* The schema this build writes. Opening an older database upgrades it (each
  * step in its own transaction); a newer one is refused. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 enum store_status {
 	STORE_OK = 0,
@@ -237,6 +237,74 @@ int store_orders_get(struct store *s, const char *player_key, int year, int phas
 int store_kv_get(struct store *s, const char *key, char **value, char **errstr);
 /* Sets key to value; a NULL value deletes the key. */
 int store_kv_set(struct store *s, const char *key, const char *value, char **errstr);
+
+/* ---- the campaign year by mail (schema 3) ---- */
+
+/* The year's state machine (src/year.h) as its JSON text: one row. *json is
+ * the stored text (allocated) or NULL before the campaign was started. */
+int store_year_state_get(struct store *s, char **json, char **errstr);
+int store_year_state_set(struct store *s, const char *json, int64_t now, char **errstr);
+
+/* A year's dice seed (64 hex digits), its commitment (SHA-256, hex), the
+ * number of rolls made with it and whether it was revealed. */
+struct store_dice_year {
+	int year;
+	char seed_hex[2 * 32 + 1];
+	char commitment[2 * 32 + 1];
+	unsigned long counter;
+	bool revealed;
+};
+/* STORE_NOTFOUND if the year has no seed yet. */
+int store_dice_year_get(struct store *s, int year, struct store_dice_year *out, char **errstr);
+/* Inserts or replaces the row of d->year. */
+int store_dice_year_put(struct store *s, const struct store_dice_year *d, char **errstr);
+/* Every year's row, oldest first: *rows is malloc'd (*count rows). */
+int store_dice_years(struct store *s, struct store_dice_year **rows, size_t *count,
+		     char **errstr);
+
+/* A snapshot taken before a step was resolved: the campaign and the year
+ * state as JSON text, the dice position, and how far the event log and the
+ * outbox went, so that undo can restore it and drop what came after. */
+struct store_snapshot {
+	int64_t id;
+	char *step;          /* the step's name, e.g. "turn-burgundy" */
+	int64_t taken_at;
+	char *campaign;      /* campaign_to_json text */
+	char *year_state;    /* year state JSON text, or NULL */
+	int dice_year;
+	unsigned long dice_counter;
+	int64_t last_event;  /* highest event row id at the time */
+	int64_t last_outbox; /* highest outbox row id at the time */
+};
+void store_snapshot_free(struct store_snapshot *snap);
+/* Records a snapshot (last_event and last_outbox are read here; the
+ * caller's values are ignored). *id (if not NULL) gets its id. */
+int store_snapshot_add(struct store *s, const struct store_snapshot *snap, int64_t *id,
+		       char **errstr);
+/* The latest snapshot (step NULL) or the latest one of that step name
+ * (compared folded, as name_equal does). STORE_NOTFOUND if there is none. */
+int store_snapshot_latest(struct store *s, const char *step, struct store_snapshot *out,
+			  char **errstr);
+/* Forgets everything after the snapshot: events with a higher row id,
+ * queued (unsent) outbox mail with a higher id, and this snapshot and the
+ * later ones. The caller restores the campaign and year state itself.
+ * *dropped_mail (if not NULL) counts the queued mails dropped. */
+int store_snapshot_rewind(struct store *s, const struct store_snapshot *snap,
+			  size_t *dropped_mail, char **errstr);
+
+/* The organiser's commentary for the diary: after event number after_event
+ * (0 = at the start) of the year. */
+int store_comment_add(struct store *s, int year, int after_event, const char *text,
+		      int64_t now, char **errstr);
+/* *comments is a new JSON array of {"text", "after_event"} of the year. */
+int store_comments(struct store *s, int year, json_t **comments, char **errstr);
+/* The number of events stored for a year (the last seq, 0 if none). */
+int store_event_count(struct store *s, int year, int *count, char **errstr);
+
+/* Changes a player's person (name and address), for a replacement player.
+ * STORE_NOTFOUND for an unknown key. */
+int store_player_set_contact(struct store *s, const char *key, const char *name,
+			     const char *email, char **errstr);
 
 /* ---- backup ---- */
 

@@ -132,6 +132,31 @@ static void test_year_cycle_and_end(void **state)
 	assert_int_equal(dice_fixed_left(&w->dice), 0);
 }
 
+/* rules_year_prepare does the start of the year without rolling the
+ * sequence of play: no dice are asked for (the fixed roller has none and
+ * would abort), options and battle flags are cleared, returning contingents
+ * merge, and from the second year profound peace counts the quiet years. */
+static void test_year_prepare_rolls_nothing(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	dice_fixed_init(&w->dice, NULL, 0);
+	c->year = 1451;
+	c->phase = PHASE_RECRUITMENT;
+	c->players[1].movement_option = OPTION_INVADE;
+	c->players[1].fought_this_year = true;
+	c->players[2].quiet_years = 1;
+	rules_year_prepare(c, &w->dice.base, &w->log);
+	assert_int_equal(c->phase, PHASE_CAMPAIGN);
+	assert_int_equal(c->players[1].movement_option, OPTION_NONE);
+	assert_false(c->players[1].fought_this_year);
+	/* Castile fought in neither year: two quiet years now. */
+	assert_int_equal(c->players[2].quiet_years, 2);
+	assert_int_equal(event_log_count(&w->log, "year_begin"), 1);
+	assert_int_equal(event_log_count(&w->log, "sequence_of_play"), 0);
+	assert_int_equal(event_log_count(&w->log, "roll"), 0);
+}
+
 static void test_winners(void **state)
 {
 	struct world *w = *state;
@@ -248,7 +273,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_sequence_of_play), T(test_sequence_rejection), T(test_year_cycle_and_end),
 		T(test_winners), T(test_tributary_chain), T(test_overlord_knocked_out),
-		T(test_player_leaves),
+		T(test_player_leaves), T(test_year_prepare_rolls_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

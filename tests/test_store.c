@@ -667,7 +667,7 @@ static void test_migration_from_v1(void **state)
 
 	/* A read-only open cannot upgrade it and says so. */
 	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err,
-		     "schema version 1 is older than 2");
+		     "schema version 1 is older than 3");
 
 	s = open_db(sc->db);
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
@@ -711,7 +711,7 @@ static void test_refuses_unknown_files(void **state)
 	set_user_version(sc->db, 99, NULL);
 	assert_error(store_open(sc->db, 0, &s, &err), STORE_VERSION, &err,
 		     "campaign.db: database schema version 99 is newer than this campaignd"
-		     " knows (2)");
+		     " knows (3)");
 	assert_null(s);
 
 	/* Some other program's database. */
