@@ -124,6 +124,9 @@ struct parser {
 /* ---------------------------------------------------------------- messages */
 
 static void report(struct parser *ps, enum diag_level level, int line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void report(struct parser *ps, enum diag_level level, int line, const char *fmt, va_list ap)
 {
 	struct strbuf sb = {0};
 	strbuf_vprintf(&sb, fmt, ap);

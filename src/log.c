@@ -43,6 +43,9 @@ void log_set_context(const char *ctx)
 }
 
 static void log_v(enum log_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void log_v(enum log_level level, const char *fmt, va_list ap)
 {
 	static const int prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
 	static const char *const tag[] = {"error: ", "warning: ", "", "debug: "};

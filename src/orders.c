@@ -109,11 +109,27 @@ static void tokenize(struct parser *p, const char *line)
 			continue;
 		}
 		if (line[i] == '"') {
+			/* a doubled quote inside stands for one: "Robert's ""Keep""" */
 			size_t j = i + 1;
-			while (line[j] && line[j] != '"')
-				j++;
+			bool doubled = false;
+			while (line[j] && (line[j] != '"' || line[j + 1] == '"')) {
+				doubled |= line[j] == '"';
+				j += line[j] == '"' ? 2 : 1;
+			}
 			size_t len = j - i + (line[j] == '"');
 			tok_push(p, line, i, len, i + 1, j - i - 1, true, false);
+			if (doubled) {
+				struct tok *t = &p->toks[p->ntok - 1];
+				char *w = t->s;
+				for (const char *r = t->s; *r; r++) {
+					*w++ = *r;
+					if (r[0] == '"' && r[1] == '"')
+						r++;
+				}
+				*w = '\0';
+				free(t->folded);
+				t->folded = name_fold(t->s);
+			}
 			i += len;
 			continue;
 		}
@@ -2044,12 +2060,21 @@ void orders_merge(const struct order_set *pending, const struct order_set *incom
 
 /* --------------------------------------------------------------- format */
 
+/* Writes a name so that tokenize reads it back as one name: in double
+ * quotes (inner quotes doubled) when it holds a separator or a quote. */
 static void put_name(struct strbuf *sb, const char *name)
 {
-	if (strchr(name, ',') || strchr(name, ';') || strchr(name, '#') || name[0] == '"')
-		strbuf_printf(sb, "\"%s\"", name);
-	else
+	if (!strchr(name, ',') && !strchr(name, ';') && !strchr(name, '#') && !strchr(name, '"')) {
 		strbuf_puts(sb, name);
+		return;
+	}
+	strbuf_putc(sb, '"');
+	for (const char *r = name; *r; r++) {
+		if (*r == '"')
+			strbuf_putc(sb, '"');
+		strbuf_putc(sb, *r);
+	}
+	strbuf_putc(sb, '"');
 }
 
 static const char *label_of(const struct campaign *c, int player, int type)

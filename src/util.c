@@ -105,8 +105,10 @@ void strbuf_putc(struct strbuf *sb, char c)
 
 /* gcc 12 with -fsanitize=undefined at -O1 wrongly reports a "null format
  * string" here (the sanitizer's own null check creates the path). */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list ap2;
@@ -119,7 +121,9 @@ void strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
 	sb->len += (size_t)n;
 }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 void strbuf_printf(struct strbuf *sb, const char *fmt, ...)
 {

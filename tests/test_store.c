@@ -334,6 +334,15 @@ static void test_passwords(void **state)
 	assert_false(store_check_password(s, STORE_ORGANISER, pw, &err));
 	assert_error(store_set_password(s, "england", pw, &err), STORE_NOTFOUND, &err,
 		     "no player \"england\"");
+	/* A password verified once is remembered for speed, but a new password
+	 * makes the old one fail at once, also for another process's change. */
+	assert_true(store_check_password(s, "burgundy", pw, &err));
+	struct store *other = open_db(sc->db);
+	ok(store_set_password(other, "burgundy", "NEW0-PASS-WORD-0001", &err), &err);
+	store_close(other);
+	assert_false(store_check_password(s, "burgundy", pw, &err));
+	assert_true(store_check_password(s, "burgundy", "NEW0-PASS-WORD-0001", &err));
+	ok(store_set_password(s, "burgundy", pw, &err), &err);
 	store_close(s);
 
 	/* Only hashes reached the disk. */

@@ -1,0 +1,34 @@
+/* libFuzzer harness for the campaignd.conf parser: any bytes as a
+ * configuration file. A configuration comes back exactly when no error was
+ * reported, and every diagnostic names a line of the text. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "conf.h"
+#include "diag.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct diag_list diags = {0};
+	struct conf *cfg = conf_parse((const char *)data, size, "fuzz.conf", "/srv/campaign",
+				      &diags);
+	if (!cfg != (diags.errors > 0))
+		abort();
+	int lines = 1;
+	for (size_t i = 0; i < size; i++)
+		lines += data[i] == '\n';
+	for (size_t i = 0; i < diags.count; i++) {
+		const struct diag *d = &diags.items[i];
+		if (!d->message || !*d->message || d->line < 0 || d->line > lines)
+			abort();
+	}
+	if (cfg && (!cfg->database || !cfg->campaign_address))
+		abort(); /* required keys: conf_parse must not accept a file without them */
+	conf_free(cfg);
+	diag_free(&diags);
+	return 0;
+}
