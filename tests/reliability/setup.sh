@@ -8,7 +8,6 @@
 ctl=$top_builddir/campaignctl
 daemon=$top_builddir/campaignd
 tool=$top_srcdir/tests/reliability/mailtool.py
-MS=$top_builddir/tests/mailstack-state-$NAME
 work=$top_builddir/tests/$NAME.work
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
 [ -x "$daemon" ] && [ -x "$ctl" ] || { echo "FAIL: build campaignd and campaignctl first"; exit 1; }
@@ -18,6 +17,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 pass() { echo "ok: $* [$SECONDS s]"; }
 
 . "$top_srcdir/tests/mailstack/common.sh"
+MS=$(mailstack_dir "$NAME")
 mailstack_up "$MS"
 dpid=
 # Runs on exit: stops the daemon and the stack; keeps the state for a look
