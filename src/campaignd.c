@@ -228,6 +228,7 @@ static int daemon_open(struct daemon *d, const char *config_path)
 		.mailbox = d->cfg->source == SOURCE_IMAP ? d->cfg->imap_folder : "maildir",
 		.limits = {.max_bytes = d->cfg->max_message_bytes, .max_depth = 20},
 		.rate_limit_per_hour = d->cfg->rate_limit_per_hour,
+		.publish_dir = d->cfg->publish_dir,
 	};
 	d->engine = engine_new(d->store, d->templates, &ec);
 	d->source = make_source(d->cfg);
@@ -238,7 +239,26 @@ static int daemon_open(struct daemon *d, const char *config_path)
 struct fetch_ctx {
 	struct daemon *d;
 	size_t processed;
+	int64_t last_flush;
 };
+
+/* Seconds between outbox flushes while a long backlog is being read: the
+ * first players get their answers before the last mail is read. */
+#define BACKLOG_FLUSH_SECONDS 5
+
+/* Delivers what is due; -1 on a database error (logged). */
+static int flush_outbox(struct daemon *d, int64_t now)
+{
+	size_t sent = 0, failed = 0;
+	char *err = NULL;
+	int rc = engine_flush_outbox(d->engine, d->sink, now, &sent, &failed, &err);
+	if (rc != 0)
+		log_error("outbox: %s", err ? err : "failed");
+	free(err);
+	if (sent || failed)
+		log_info("outbox: %zu sent, %zu not sent", sent, failed);
+	return rc;
+}
 
 static enum transport_status on_message(void *ctx, const struct transport_message *msg,
 					char **errstr)
@@ -257,7 +277,8 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 			free(err);
 		return TRANSPORT_TEMPFAIL;
 	}
-	log_info("message uid %u from %s: %s (%s)%s%s", msg->uid, out.sender ? out.sender : "?",
+	log_info("message uid %u <%s> from %s: %s (%s)%s%s", msg->uid,
+		 out.message_id ? out.message_id : "no Message-ID", out.sender ? out.sender : "?",
 		 engine_verdict_name(out.verdict), out.summary ? out.summary : "",
 		 out.reply_to ? ", reply to " : "", out.reply_to ? out.reply_to : "");
 	engine_outcome_free(&out);
@@ -265,6 +286,10 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 	/* For the crash test: die between the commit and the move. */
 	if (getenv("CAMPAIGND_TEST_CRASH_AFTER_COMMIT"))
 		_exit(70);
+	if (now - fc->last_flush >= BACKLOG_FLUSH_SECONDS) {
+		flush_outbox(fc->d, now);
+		fc->last_flush = now;
+	}
 	return stop_requested ? TRANSPORT_TEMPFAIL : TRANSPORT_OK;
 }
 
@@ -307,7 +332,7 @@ static enum transport_status daemon_cycle(struct daemon *d, size_t *processed)
 	char *err = NULL;
 	enum transport_status worst = do_moves(d);
 	uint32_t uidvalidity = 0, last = 0;
-	struct fetch_ctx fc = {d, 0};
+	struct fetch_ctx fc = {d, 0, clock_now()};
 	if (engine_mailbox_position(d->engine, &uidvalidity, &last, &err) != 0) {
 		log_error("%s", err);
 		free(err);
@@ -355,14 +380,8 @@ static enum transport_status daemon_cycle(struct daemon *d, size_t *processed)
 	free(err);
 	err = NULL;
 
-	size_t sent = 0, failed = 0;
-	if (engine_flush_outbox(d->engine, d->sink, clock_now(), &sent, &failed, &err) != 0) {
-		log_error("outbox: %s", err ? err : "failed");
+	if (flush_outbox(d, clock_now()) != 0)
 		worst = TRANSPORT_TEMPFAIL;
-	}
-	free(err);
-	if (sent || failed)
-		log_info("outbox: %zu sent, %zu not sent", sent, failed);
 	return worst;
 }
 

@@ -82,6 +82,7 @@ static int run(int argc, char **argv)
 		status = EX_SOFTWARE;
 	} else {
 		printf("From:          %s\n", out.sender ? out.sender : "(none)");
+		printf("Message-ID:    %s\n", out.message_id ? out.message_id : "(none)");
 		if (out.organiser)
 			printf("Authenticated: yes, as the organiser\n");
 		else if (out.player)

@@ -3,7 +3,9 @@
 
 #include "campaign_json.h"
 #include "campaignctl.h"
+#include "engine.h"
 #include "store.h"
+#include "templates.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <time.h>
 
 #define WRAP_COLUMN 78
 
@@ -254,11 +257,32 @@ static json_t *status_json(const struct campaign *c)
 	return out;
 }
 
+/* The year's step: who is to move, what is awaited, the deadline (in the
+ * campaign's time zone), as engine_year_status says it. NULL on a
+ * database error (*err set). */
+static char *year_step_text(struct store *s, int64_t now, char **err)
+{
+	char *address = NULL;
+	if (store_kv_get(s, "campaign-address", &address, NULL) != STORE_OK)
+		address = NULL;
+	struct templates *t = templates_new(NULL);
+	struct engine_config ec = {.campaign_address = address ? address : "campaign@invalid",
+				   .mailbox = "campaignctl"};
+	struct engine *e = engine_new(s, t, &ec);
+	char *text = NULL;
+	if (engine_year_status(e, now, &text, err) != 0)
+		text = NULL;
+	engine_free(e);
+	templates_free(t);
+	free(address);
+	return text;
+}
+
 static int run_status(int argc, char **argv);
 
 const struct ctl_command ctl_cmd_status = {
 	.name = "status",
-	.usage = "status -d DB [--json]",
+	.usage = "status -d DB [--json] [--now EPOCH]",
 	.summary = "show the campaign: provinces, armies, prestige, sieges",
 	.run = run_status,
 };
@@ -268,15 +292,27 @@ static int run_status(int argc, char **argv)
 	static const struct option options[] = {
 		{"database", required_argument, NULL, 'd'},
 		{"json", no_argument, NULL, 'j'},
+		{"now", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *db = NULL;
 	bool as_json = false;
+	int64_t now = (int64_t)time(NULL);
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:jh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:jn:h", options, NULL)) != -1) {
 		switch (opt) {
+		case 'n': {
+			char *end = NULL;
+			now = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || now < 0) {
+				fprintf(stderr, "campaignctl: --now wants seconds since the epoch, "
+						"not \"%s\"\n", optarg);
+				return EX_USAGE;
+			}
+			break;
+		}
 		case 'd':
 			db = optarg;
 			break;
@@ -287,7 +323,10 @@ static int run_status(int argc, char **argv)
 			printf("usage: campaignctl %s\n\n"
 			       "Shows the year and phase, who holds which province, each army\n"
 			       "with its place, army points, generals and elements, the reserves,\n"
-			       "prestige, contingents and sieges. --json prints the same as JSON.\n",
+			       "prestige, contingents and sieges, and the year's current step:\n"
+			       "who is to move, what is awaited and the deadline. --json prints\n"
+			       "the same as JSON (the step as \"year_step\" text). --now gives\n"
+			       "the time (seconds since the epoch) for tests.\n",
 			       ctl_cmd_status.usage);
 			return EX_OK;
 		default:
@@ -300,11 +339,15 @@ static int run_status(int argc, char **argv)
 	struct store *s = NULL;
 	struct campaign *c = NULL;
 	char *err = NULL;
+	char *step = NULL;
 	int status = store_open(db, 0, &s, &err);
 	if (status == STORE_OK)
 		status = store_load_campaign(s, &c, &err);
+	if (status == STORE_OK && !(step = year_step_text(s, now, &err)))
+		status = STORE_ERROR;
 	store_close(s);
 	if (status != STORE_OK) {
+		campaign_free(c);
 		fprintf(stderr, "campaignctl: %s\n", err ? err : db);
 		free(err);
 		return store_status_exit_code(status);
@@ -312,14 +355,17 @@ static int run_status(int argc, char **argv)
 
 	if (as_json) {
 		json_t *doc = status_json(c);
+		json_object_set_new(doc, "year_step", json_string(step));
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(doc);
 	} else {
 		char *text = status_text_report(c);
 		fputs(text, stdout);
+		printf("\nThe year\n%s", step);
 		free(text);
 	}
+	free(step);
 	campaign_free(c);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		perror("campaignctl: standard output");

@@ -73,6 +73,7 @@ int ctl_year_open(struct ctl_year *y, const struct ctl_year_opts *o)
 		.campaign_address = y->address,
 		.from_name = y->cfg ? y->cfg->campaign_from_name : NULL,
 		.mailbox = "campaignctl",
+		.publish_dir = y->cfg ? y->cfg->publish_dir : NULL,
 	};
 	y->engine = engine_new(y->store, y->tpl, &ec);
 	return EX_OK;

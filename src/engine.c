@@ -28,6 +28,7 @@ const char *engine_verdict_name(enum engine_verdict v)
 void engine_outcome_free(struct engine_outcome *o)
 {
 	free(o->sender);
+	free(o->message_id);
 	free(o->player);
 	free(o->summary);
 	free(o->reply_to);
@@ -53,6 +54,7 @@ struct engine *engine_new(struct store *store, struct templates *templates,
 	if (!e->limits.max_depth)
 		e->limits.max_depth = 20;
 	e->rate_limit_per_hour = cfg->rate_limit_per_hour > 0 ? cfg->rate_limit_per_hour : 30;
+	e->publish_dir = cfg->publish_dir && *cfg->publish_dir ? xstrdup(cfg->publish_dir) : NULL;
 	return e;
 }
 
@@ -64,6 +66,7 @@ void engine_free(struct engine *e)
 	free(e->from_name);
 	free(e->mailbox);
 	free(e->domain);
+	free(e->publish_dir);
 	free(e);
 }
 
@@ -235,7 +238,23 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 	if (!body)
 		return -1;
 	struct mail_address to = {r->to_name, r->to_addr};
-	char *msgid = NULL, *refs = NULL;
+	char *msgid = NULL, *refs = NULL, *html = NULL;
+	if (r->html_template) {
+		json_t *hd = json_deep_copy(r->data);
+		json_t *lines = json_array();
+		for (const char *at = body; *at;) {
+			const char *nl = strchr(at, '\n');
+			size_t n = nl ? (size_t)(nl - at) : strlen(at);
+			json_array_append_new(lines, json_stringn(at, n));
+			at += n + (nl ? 1 : 0);
+		}
+		json_object_set_new(hd, "text_body", json_string(body));
+		json_object_set_new(hd, "text_lines", lines);
+		char *herr = NULL;
+		html = templates_render(e->templates, r->html_template, hd, &herr);
+		free(herr);
+		json_decref(hd);
+	}
 	if (r->in_reply_to && r->in_reply_to->message_id) {
 		msgid = xasprintf("<%s>", r->in_reply_to->message_id);
 		refs = r->in_reply_to->references
@@ -257,11 +276,13 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 		.date = now,
 		.attachments = r->attachments,
 		.n_attachments = r->n_attachments,
+		.html_body = html,
 	};
 	size_t len = 0;
 	char *raw = mail_compose(&m, &len, errstr);
 	free(msgid);
 	free(refs);
+	free(html);
 	if (!raw) {
 		free(body);
 		return -1;
@@ -438,7 +459,7 @@ static int reject(struct process *p, int player, const char *to_addr, const char
 	char *token = reply_token("reject", p->raw, p->len, p->uid, p->now);
 	char *subject = reply_subject(p->info, "Your mail to the campaign");
 	struct reply r = {to_addr, to_name, subject, "rejected", data, p->info, token,
-			  MAIL_AUTO_REPLIED, NULL, 0};
+			  MAIL_AUTO_REPLIED, NULL, 0, NULL};
 	int rc = engine_queue_mail(p->e, &r, p->c->name, p->now, &out->reply, errstr);
 	free(token);
 	free(subject);
@@ -532,7 +553,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
 	subject = reply_subject(p->info, "Your orders");
 	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
-			  MAIL_AUTO_REPLIED, NULL, 0};
+			  MAIL_AUTO_REPLIED, NULL, 0, NULL};
 	if (engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
 		goto done;
 	out->reply_to = xstrdup(pl->email);
@@ -567,7 +588,7 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 		char *token = reply_token("org", p->raw, p->len, p->uid, p->now);
 		char *subject = reply_subject(p->info, "Your organiser orders");
 		struct reply r = {c->organiser_email, c->organiser_name, subject, "organiser-reply",
-				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0};
+				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL};
 		rc = engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr);
 		if (rc == 0)
 			out->reply_to = xstrdup(c->organiser_email);
@@ -667,6 +688,7 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 	memset(out, 0, sizeof *out);
 	mail_read(raw, len, &e->limits, &info);
 	out->sender = info.from_addr ? xstrdup(info.from_addr) : NULL;
+	out->message_id = info.message_id ? xstrdup(info.message_id) : NULL;
 	if (info.message_id)
 		msgid = xasprintf("<%s>", info.message_id);
 
@@ -712,6 +734,7 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 	}
 	if (dry_run) {
 		store_rollback(e->store);
+		e->publish_due = false;
 		rc = 0;
 	} else {
 		rc = store_commit(e->store, errstr) == STORE_OK ? 0 : -1;
@@ -719,10 +742,18 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 	goto out_free;
 fail:
 	store_rollback(e->store);
+	e->publish_due = false;
 out_free:
+	if (rc != 0)
+		engine_outcome_free(out); /* nothing happened: nothing to report */
 	campaign_free(c);
 	free(msgid);
 	mail_info_free(&info);
+	if (rc == 0) {
+		char *perr = NULL;
+		engine_publish_if_due(e, &perr);
+		free(perr);
+	}
 	return rc;
 }
 
@@ -759,7 +790,7 @@ static int report_failure(struct engine *e, const struct store_outbox_item *it, 
 		char *token = xasprintf("failed.%lld", (long long)it->id);
 		struct reply r = {c->organiser_email, c->organiser_name,
 				  "Undeliverable campaign mail", "delivery-failed", data, NULL,
-				  token, MAIL_AUTO_GENERATED, NULL, 0};
+				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL};
 		char *err = NULL;
 		rc = engine_queue_mail(e, &r, c->name, now, NULL, &err);
 		if (rc != 0 && errstr)

@@ -21,6 +21,8 @@ struct engine_config {
 	const char *mailbox;          /* the source mailbox's name, e.g. "INBOX" */
 	struct mail_read_limits limits;
 	int rate_limit_per_hour;      /* replies to one address in an hour */
+	const char *publish_dir;      /* NULL: no web diary; else it is written
+				       * there after every turn and year end */
 };
 
 enum engine_verdict {
@@ -38,6 +40,7 @@ const char *engine_verdict_name(enum engine_verdict v);
 struct engine_outcome {
 	enum engine_verdict verdict;
 	char *sender;       /* From address, may be NULL */
+	char *message_id;   /* Message-ID without <>, may be NULL */
 	char *player;       /* the player key it authenticated as, or NULL */
 	bool organiser;
 	bool authenticated;
@@ -61,7 +64,8 @@ void engine_free(struct engine *e);
  * mailbox's last UID (when uid is not 0) and notes that the message must be
  * moved. With dry_run, everything is rolled back and only *out tells what
  * would have happened. Returns 0, or -1 with *errstr when the database
- * failed: nothing was recorded and the mail must be fetched again later. */
+ * failed: nothing was recorded, *out is left empty (nothing to free), and
+ * the mail must be fetched again later. */
 int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *raw,
 			size_t len, int64_t now, bool dry_run, struct engine_outcome *out,
 			char **errstr);
@@ -153,6 +157,14 @@ struct engine_action_request {
  * was done; for REPLACE_PLAYER it holds the new password. */
 int engine_action(struct engine *e, const struct engine_action_request *req, int64_t now,
 		  char **report, char **errstr);
+
+/* The web diary (publish.h) is rewritten into cfg->publish_dir after a
+ * committed step that ended a turn or a year (engine_tick, a player's or
+ * the organiser's mail, engine_action). A failure to write it is logged as
+ * a warning and never fails the step: the diary is written again after the
+ * next turn. Called by those functions themselves; returns 0 (written, or
+ * nothing due), -1 with *errstr when writing failed. */
+int engine_publish_if_due(struct engine *e, char **errstr);
 
 /* A few lines on the year: the step, its deadline, who it waits for. */
 int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr);

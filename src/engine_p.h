@@ -5,6 +5,7 @@
 #define CAMPAIGN_ENGINE_P_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "engine.h"
 #include "mail_compose.h"
@@ -20,6 +21,8 @@ struct engine {
 	char *domain;
 	struct mail_read_limits limits;
 	int rate_limit_per_hour;
+	char *publish_dir;   /* NULL: no web diary */
+	bool publish_due;    /* a committed step ended a turn or a year */
 };
 
 struct reply {
@@ -33,6 +36,10 @@ struct reply {
 	enum mail_auto_submitted auto_submitted;
 	const struct mail_attachment *attachments; /* may be NULL */
 	size_t n_attachments;
+	/* NULL, or a template rendered with `data` (plus "text_body": the text
+	 * part as rendered, and "text_lines": it line by line) as the mail's
+	 * HTML alternative; a failure to render it leaves the text alone. */
+	const char *html_template;
 };
 
 /* Renders and queues one mail; *body_out (if not NULL) gets the rendered

@@ -8,9 +8,12 @@
 #include "diary.h"
 #include "engine.h"
 #include "engine_p.h"
+#include "log.h"
 #include "map_svg.h"
+#include "publish.h"
 #include "rules.h"
 #include "templates.h"
+#include "timefmt.h"
 #include "year.h"
 
 #include <inttypes.h>
@@ -263,15 +266,32 @@ static json_t *diary_data(struct yctx *y, int year)
 	return d;
 }
 
+/* The mail's extras: the current map, and the diary's HTML part. */
+struct mail_extras {
+	const struct mail_attachment *attachments;
+	size_t n_attachments;
+	const char *html_template;
+};
+
 static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_t *data,
-		     int player, const char *addr, const char *name)
+		     int player, const char *addr, const char *name, const struct mail_extras *x)
 {
 	json_t *d = json_deep_copy(data);
+	/* deadlines in the campaign's time zone (the pure core writes UTC) */
+	json_t *epoch = json_object_get(d, "deadline_epoch");
+	if (json_is_integer(epoch)) {
+		char when[96];
+		json_object_set_new(d, "deadline",
+				    json_string(timefmt_local(json_integer_value(epoch),
+							      y->c->timezone, when, sizeof when)));
+	}
 	json_t *base = base_data(y, player);
 	json_object_update_missing(d, base);
 	json_decref(base);
 	char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, y->c->year);
-	struct reply r = {addr, name, subject, tpl, d, NULL, token, MAIL_AUTO_GENERATED, NULL, 0};
+	struct reply r = {addr, name, subject, tpl, d, NULL, token, MAIL_AUTO_GENERATED,
+			  x ? x->attachments : NULL, x ? x->n_attachments : 0,
+			  x ? x->html_template : NULL};
 	char *err = NULL;
 	int rc = engine_queue_mail(y->e, &r, y->c->name, y->now, NULL, &err);
 	if (rc != 0)
@@ -316,6 +336,20 @@ static void queue_request(struct yctx *y, const json_t *req)
 		diary = diary_data(y, (int)json_integer_value(json_object_get(req, "diary_year")));
 		data = diary;
 	}
+	/* the map as it stands goes with the turn's mail and the diary */
+	struct mail_extras x = {0};
+	struct mail_attachment map_att;
+	char *map = NULL;
+	if (tpl && (strcmp(tpl, "your-turn") == 0 || strcmp(tpl, "turn-report") == 0 ||
+		    strcmp(tpl, "diary") == 0)) {
+		map = map_svg(c, NULL);
+		map_att = (struct mail_attachment){"map.svg", "image/svg+xml",
+						   (const unsigned char *)map, strlen(map)};
+		x.attachments = &map_att;
+		x.n_attachments = 1;
+	}
+	if (tpl && strcmp(tpl, "diary") == 0)
+		x.html_template = "diary-html";
 	bool organiser_reached = false;
 	for (size_t p = 0; p < c->player_count; p++) {
 		const struct player *pl = &c->players[p];
@@ -323,11 +357,13 @@ static void queue_request(struct yctx *y, const json_t *req)
 			continue;
 		if (c->organiser_email && strcasecmp(c->organiser_email, pl->email) == 0)
 			organiser_reached = true;
-		if (queue_one(y, tpl, subject, data, (int)p, pl->email, pl->name) != 0)
+		if (queue_one(y, tpl, subject, data, (int)p, pl->email, pl->name, &x) != 0)
 			break;
 	}
 	if (org && !organiser_reached && c->organiser_email && *c->organiser_email)
-		queue_one(y, tpl, subject, data, NO_INDEX, c->organiser_email, c->organiser_name);
+		queue_one(y, tpl, subject, data, NO_INDEX, c->organiser_email, c->organiser_name,
+			  &x);
+	free(map);
 	json_decref(diary);
 	free(rcpt);
 }
@@ -435,6 +471,12 @@ static int yctx_save(struct yctx *y, char **errstr)
 		return 0;
 	}
 	struct store *s = y->e->store;
+	for (size_t i = 0; i < json_array_size(y->run.mails); i++) {
+		const char *tpl = json_string_value(
+			json_object_get(json_array_get(y->run.mails, i), "template"));
+		if (tpl && (strcmp(tpl, "turn-report") == 0 || strcmp(tpl, "diary") == 0))
+			y->e->publish_due = true;
+	}
 	char *state = dumps(year_state_to_json(&y->st, y->c));
 	char buf[32];
 	snprintf(buf, sizeof buf, "%lu", y->mail_seq);
@@ -463,9 +505,38 @@ static int in_transaction(struct engine *e, int (*fn)(struct engine *, void *, c
 	int rc = fn(e, arg, report, errstr);
 	if (rc != 0) {
 		store_rollback(e->store);
+		e->publish_due = false;
 		return rc;
 	}
-	return store_commit(e->store, errstr) == STORE_OK ? 0 : -1;
+	if (store_commit(e->store, errstr) != STORE_OK) {
+		e->publish_due = false;
+		return -1;
+	}
+	char *perr = NULL;
+	engine_publish_if_due(e, &perr);
+	free(perr);
+	return 0;
+}
+
+int engine_publish_if_due(struct engine *e, char **errstr)
+{
+	if (!e->publish_due)
+		return 0;
+	e->publish_due = false;
+	if (!e->publish_dir)
+		return 0;
+	char *err = NULL;
+	if (publish_site(e->store, e->publish_dir, e->templates, &err) != 0) {
+		log_warn("the web diary was not written into %s: %s (it is written again after "
+			 "the next turn)", e->publish_dir, err ? err : "failed");
+		if (errstr)
+			*errstr = err;
+		else
+			free(err);
+		return -1;
+	}
+	log_info("the web diary was written into %s", e->publish_dir);
+	return 0;
 }
 
 /* Logs and announces an organiser action. */
@@ -499,7 +570,7 @@ static char *status_text(struct yctx *y)
 			      y->st.paused_left / 3600, y->st.paused_left % 3600 / 60);
 	else if (y->st.deadline)
 		strbuf_printf(&sb, "Deadline: %s.\n",
-			      year_format_time(y->st.deadline, when, sizeof when));
+			      timefmt_local(y->st.deadline, y->c->timezone, when, sizeof when));
 	json_t *aw = year_awaited(&y->st, y->c, &y->io);
 	if (json_array_size(aw)) {
 		strbuf_puts(&sb, "Still to answer:");
@@ -721,7 +792,7 @@ static int invite(struct yctx *y, struct strbuf *out)
 		char *subject = xasprintf("%s: your invitation and password",
 					  c->name ? c->name : "The campaign");
 		struct reply r = {pl->email, pl->name, subject, "invite", d, NULL, token,
-				  MAIL_AUTO_GENERATED, &att, 1};
+				  MAIL_AUTO_GENERATED, &att, 1, NULL};
 		if (engine_queue_mail(y->e, &r, c->name, y->now, NULL, &err) != 0) {
 			set_err(y, err);
 			rc = -1;
@@ -807,7 +878,8 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 				 ? xasprintf("%" PRId64 " h left on the clock when the campaign resumes",
 					     y.st.paused_left / 3600)
 				 : xasprintf("the deadline is now %s",
-					     year_format_time(y.st.deadline, when, sizeof when));
+					     timefmt_local(y.st.deadline, c->timezone, when,
+							   sizeof when));
 		announce(&y, "deadline", detail);
 		break;
 	}
@@ -821,7 +893,8 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		if (year_resume(&y.run, why, sizeof why) != 0)
 			break;
 		detail = y.st.deadline ? xasprintf("the clock runs again; the deadline is %s",
-						   year_format_time(y.st.deadline, when, sizeof when))
+						   timefmt_local(y.st.deadline, c->timezone, when,
+								 sizeof when))
 				       : xstrdup("the clock runs again");
 		announce(&y, "resume", detail);
 		break;
@@ -1047,20 +1120,27 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 	if (yctx_open(&y, e, now, false, errstr) != 0)
 		goto done;
 	bool battle = year_set_has_battle_lines(set);
+	char *relations = NULL;
+	if (y.st.step != YEAR_ENDED)
+		relations = year_orders_received(&y.run, player, set);
 	if (y.st.step == YEAR_IDLE || y.st.step == YEAR_ENDED) {
 		if (battle)
 			*note = xstrdup("No battle is waiting for its result: the result lines were "
 					"not used.");
-		rc = 0;
-		goto done;
-	}
-	if (battle) {
+	} else if (battle) {
 		if (year_battle_report(&y.run, player, false, set, why, sizeof why) != 0)
 			*note = xasprintf("Your battle result was not used: %s.", why);
 		else
 			*note = xstrdup("Your battle result was recorded.");
 	}
-	year_advance(&y.run);
+	if (relations) {
+		char *both = *note ? xasprintf("%s %s", *note, relations) : xstrdup(relations);
+		free(*note);
+		free(relations);
+		*note = both;
+	}
+	if (y.st.step != YEAR_IDLE && y.st.step != YEAR_ENDED)
+		year_advance(&y.run);
 	if (yctx_save(&y, errstr) != 0)
 		goto done;
 	rc = 0;

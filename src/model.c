@@ -110,6 +110,7 @@ void campaign_free(struct campaign *c)
 		free(p->list.types);
 		troops_free(&p->field);
 		troops_free(&p->reserve);
+		free(p->loss_first);
 	}
 	for (size_t i = 0; i < c->contingent_count; i++)
 		troops_free(&c->contingents[i].troops);

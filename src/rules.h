@@ -87,7 +87,9 @@ struct rules_reason {
  * you"). `mounted_first_half_ap`: of those, at least this much must be
  * mounted troops if the force has them (sea storms: 25 AP; else 0).
  * `pick`: the element counts the player chooses to lose, indexed like the
- * player's army list, or NULL for the default. A pick that breaks a rule
+ * player's army list, or NULL: then the pick his LOSSES FIRST preference
+ * makes (struct player.loss_first, rules_loss_pick_from_preference), else
+ * the default. A pick that breaks a rule
  * (see rules_loss_pick_check) is not obeyed: the default is used and a
  * "loss_pick_refused" event says why. The default (doc/rules.md, "Generic
  * losses") spreads the loss over the arms, largest holding first, chooses
@@ -111,6 +113,22 @@ enum rules_status rules_loss_pick_check(const struct campaign *c, int player, in
  * type of the player's list). Returns the half AP it removes. */
 int rules_default_loss_pick(const struct campaign *c, int player, int contingent,
 			    int due_half_ap, int mounted_first_half_ap, int *out);
+
+/* The pick a LOSSES FIRST preference makes (element types of the player's
+ * list, `prefer[0]` first; bad or repeated indices are ignored): whole
+ * elements of the first listed line are taken while the AP due is not
+ * covered, then of the next line, and so on ("rounded against you": the
+ * last element may go past what is due); whatever is still due is taken
+ * by the default pick from what is left. The mounted share (sea storms)
+ * comes first, from the listed mounted lines in order, then by default.
+ * One general is always kept, and a force that cannot pay loses everything
+ * but one general, as with the default. Writes `out` (one count per element
+ * type) and returns the half AP it removes; 0 if the force does not exist.
+ * rules_generic_loss uses it, when given no explicit pick, for a player
+ * whose struct player.loss_first is set (chosen_by "preference"). */
+int rules_loss_pick_from_preference(const struct campaign *c, int player, int contingent,
+				    int due_half_ap, int mounted_first_half_ap,
+				    const int *prefer, size_t prefer_count, int *out);
 
 /* ---- Movement (2.1; rules_move.c) ------------------------------------- */
 

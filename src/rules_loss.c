@@ -176,6 +176,24 @@ static int take_until(const struct army_list *l, int *left, int *out, enum loss_
 	return taken;
 }
 
+/* A force that cannot pay: everything but one general goes. Returns the
+ * half AP of the whole pick. */
+static int take_all_but_one_general(const struct army_list *l, const struct troops *t,
+				    int *left, int *out)
+{
+	bool kept = false;
+	for (size_t i = 0; i < l->count; i++) {
+		int keep = 0;
+		if (l->types[i].general && left[i] > 0 && !kept && troops_generals(l, t) > 0) {
+			keep = 1;
+			kept = true;
+		}
+		out[i] += left[i] - keep;
+		left[i] = keep;
+	}
+	return rules_counts_half_ap(l, out);
+}
+
 int rules_default_loss_pick(const struct campaign *c, int player, int contingent,
 			    int due_half_ap, int mounted_first_half_ap, int *out)
 {
@@ -197,21 +215,70 @@ int rules_default_loss_pick(const struct campaign *c, int player, int contingent
 	int taken = rules_counts_half_ap(l, out);
 	taken = take_until(l, left, out, TAKE_ANY, false, &generals_left, due_half_ap, taken);
 	taken = take_until(l, left, out, TAKE_ANY, true, &generals_left, due_half_ap, taken);
-	if (taken < due_half_ap) {
-		/* Cannot pay: everything but one general goes. */
-		bool kept = false;
-		for (size_t i = 0; i < l->count; i++) {
-			int keep = 0;
-			if (l->types[i].general && left[i] > 0 && !kept &&
-			    troops_generals(l, t) > 0) {
-				keep = 1;
-				kept = true;
-			}
-			out[i] += left[i] - keep;
-			left[i] = keep;
-		}
-		taken = rules_counts_half_ap(l, out);
+	if (taken < due_half_ap)
+		taken = take_all_but_one_general(l, t, left, out);
+	free(left);
+	return taken;
+}
+
+/* Whole elements of type i while `taken` is below `target` (generals only
+ * while another one stays). */
+static int take_line(const struct army_list *l, int *left, int *out, size_t i,
+		     int *generals_left, int target, int taken)
+{
+	const struct element_type *e = &l->types[i];
+	while (taken < target && left[i] > 0 && e->cost_half_ap > 0 &&
+	       (!e->general || *generals_left > 1)) {
+		left[i]--;
+		out[i]++;
+		taken += e->cost_half_ap;
+		if (e->general)
+			(*generals_left)--;
 	}
+	return taken;
+}
+
+int rules_loss_pick_from_preference(const struct campaign *c, int player, int contingent,
+				    int due_half_ap, int mounted_first_half_ap,
+				    const int *prefer, size_t prefer_count, int *out)
+{
+	const struct troops *t = rules_force_troops_const(c, player, contingent);
+	if (!t)
+		return 0;
+	const struct army_list *l = &c->players[player].list;
+	int *left = xmalloc((l->count ? l->count : 1) * sizeof *left);
+	bool *listed = xcalloc(l->count + 1, sizeof *listed);
+	memcpy(left, t->count, l->count * sizeof *left);
+	memset(out, 0, l->count * sizeof *out);
+	int generals_left = troops_generals(l, t);
+	int mounted_due = mounted_first_half_ap < due_half_ap ? mounted_first_half_ap : due_half_ap;
+
+	/* The mounted share: listed mounted lines in order, then by default. */
+	int mounted = 0;
+	for (size_t k = 0; k < prefer_count; k++) {
+		int i = prefer ? prefer[k] : -1;
+		if (i < 0 || (size_t)i >= l->count || !is_mounted(&l->types[i]))
+			continue;
+		mounted = take_line(l, left, out, (size_t)i, &generals_left, mounted_due, mounted);
+	}
+	mounted = take_until(l, left, out, TAKE_MOUNTED, false, &generals_left, mounted_due,
+			     mounted);
+	take_until(l, left, out, TAKE_MOUNTED, true, &generals_left, mounted_due, mounted);
+	/* Then the listed lines in order, each used up before the next. */
+	int taken = rules_counts_half_ap(l, out);
+	for (size_t k = 0; k < prefer_count; k++) {
+		int i = prefer ? prefer[k] : -1;
+		if (i < 0 || (size_t)i >= l->count || listed[i])
+			continue;
+		listed[i] = true;
+		taken = take_line(l, left, out, (size_t)i, &generals_left, due_half_ap, taken);
+	}
+	/* Whatever is still due: the default pick from what is left. */
+	taken = take_until(l, left, out, TAKE_ANY, false, &generals_left, due_half_ap, taken);
+	taken = take_until(l, left, out, TAKE_ANY, true, &generals_left, due_half_ap, taken);
+	if (taken < due_half_ap)
+		taken = take_all_but_one_general(l, t, left, out);
+	free(listed);
 	free(left);
 	return taken;
 }
@@ -290,11 +357,21 @@ int rules_generic_loss(struct campaign *c, int player, int contingent, int due_h
 	int *chosen = xcalloc(l->count ? l->count : 1, sizeof *chosen);
 	const char *chosen_by = "default";
 	struct rules_reason why;
+	int *preferred = NULL;
+	const char *picked_by = "player";
+	if (!pick && p->loss_first_count > 0) {
+		preferred = xcalloc(l->count ? l->count : 1, sizeof *preferred);
+		rules_loss_pick_from_preference(c, player, contingent, due_half_ap,
+						mounted_first_half_ap, p->loss_first,
+						p->loss_first_count, preferred);
+		pick = preferred;
+		picked_by = "preference";
+	}
 	if (pick) {
 		if (rules_loss_pick_check(c, player, contingent, due_half_ap,
 					  mounted_first_half_ap, pick, &why) == RULES_OK) {
 			memcpy(chosen, pick, l->count * sizeof *chosen);
-			chosen_by = "player";
+			chosen_by = picked_by;
 		} else {
 			event_emit(log, "loss_pick_refused", rule, "{s:s, s:s, s:s}", "player",
 				   rules_player_key(c, player), "cause", cause ? cause : "",
@@ -318,5 +395,6 @@ int rules_generic_loss(struct campaign *c, int player, int contingent, int due_h
 		   "mounted_half_ap", mounted, "elements", rules_counts_json(l, chosen),
 		   "paid_in_full", lost >= due_half_ap, "chosen_by", chosen_by);
 	free(chosen);
+	free(preferred);
 	return lost;
 }

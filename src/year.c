@@ -175,6 +175,7 @@ void year_run_init(struct year_run *r, struct campaign *c, struct year_state *st
 	r->io = io;
 	r->mails = json_array();
 	r->turn_mark = log->count;
+	r->told_mark = log->count;
 }
 
 void year_run_free(struct year_run *r)
@@ -419,6 +420,43 @@ static const struct order *if_invaded(const struct order_set *set, int province)
 	return any;
 }
 
+/* Allies on call (rules 2.2, 2.3), in this model the tributary relations
+ * only: a side's direct tributaries and its overlord, when they are not
+ * bound to the other side too (they may not attack it). */
+static bool ally_of(const struct campaign *c, int ally, int side, int enemy)
+{
+	if (!active(c, ally) || ally == side || ally == enemy)
+		return false;
+	if (!rules_tributary_related(c, ally, side))
+		return false;
+	return !rules_tributary_related(c, ally, enemy);
+}
+
+/* The ally's standing answer for `side`: 1 a contingent (CONTINGENT FOR
+ * side), 0 none (ANSWER ALLIES NO, or YES without troops named), -1 no
+ * standing order. */
+static int ally_answer(const struct order_set *set, int side, const struct order **contingent)
+{
+	const struct order *no = NULL, *yes = NULL;
+	*contingent = NULL;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK)
+			continue;
+		if (o->kind == ORDER_CONTINGENT_FOR && o->target == side)
+			*contingent = o;
+		if (o->kind == ORDER_ANSWER_ALLIES && o->choice == CHOICE_NO)
+			no = o;
+		else if (o->kind == ORDER_ANSWER_ALLIES)
+			yes = o;
+	}
+	if (no && (!yes || no > yes))
+		return 0;
+	if (*contingent)
+		return 1;
+	return yes ? 0 : -1;
+}
+
 /* Orders carried into a new phase: the standing orders and those sent in
  * advance; `drop` says which kinds stay behind. */
 enum carry { CARRY_ALL, CARRY_TO_RECRUITMENT, CARRY_TO_CAMPAIGN };
@@ -544,6 +582,10 @@ static bool decision_answered(struct year_run *r, int asked)
 	bool ok = false;
 	if (kind && strcmp(kind, "defence") == 0) {
 		ok = if_invaded(&set, find_province(r->c, jstr(pd, "province"))) != NULL;
+	} else if (kind && strcmp(kind, "allies") == 0) {
+		const struct order *o;
+		int side = find_player(r->c, jstr(json_object_get(pd, "for"), pkey(r->c, asked)));
+		ok = ally_answer(&set, side, &o) >= 0;
 	} else {
 		int mover = find_player(r->c, jstr(pd, "mover"));
 		const char *key = pkey(r->c, asked);
@@ -640,6 +682,9 @@ char *year_step_describe(const struct year_state *st, const struct campaign *c)
 				 st->turn < st->sequence_len ? pnation(c, st->sequence[st->turn])
 							     : "nobody");
 	case YEAR_DECISION:
+		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "allies") == 0)
+			return xasprintf("the allies' answers before the battle at %s (ANSWER ALLIES, "
+					 "CONTINGENT FOR)", jstr(pd, "province"));
 		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "defence") == 0)
 			return xasprintf("%s's answer to the invasion of %s by %s (IF INVADED)",
 					 pnation(c, find_player(c, jstr(pd, "defender"))),
@@ -789,6 +834,103 @@ static void siege_round(struct year_run *r, int besieger, int province)
 		refused(r, besieger, "siege", why.text);
 }
 
+static void permissions_given(struct year_run *r, int mover, bool *passage, bool *supply);
+
+/* The ally sends the contingent of its CONTINGENT FOR order to `side`'s
+ * field army: as its overlord's order when `side` is its overlord. */
+static void send_on_call(struct year_run *r, int ally, int side, const struct order *o)
+{
+	struct campaign *c = r->c;
+	const struct player *pl = &c->players[ally];
+	int *troops = xcalloc(pl->list.count + 1, sizeof *troops);
+	for (size_t i = 0; i < o->item_count; i++)
+		if (o->items[i].type >= 0 && (size_t)o->items[i].type < pl->list.count)
+			troops[o->items[i].type] += o->items[i].count;
+	size_t np = c->player_count;
+	bool *passage = xcalloc(np + 1, sizeof *passage);
+	bool *supply = xcalloc(np + 1, sizeof *supply);
+	permissions_given(r, ally, passage, supply);
+	struct contingent_order co = {.owner = ally, .to_player = side, .troops = troops,
+				      .on_storm = player_storm(r, ally), .force_passage = true,
+				      .passage = passage};
+	struct rules_reason why;
+	int index = NO_INDEX;
+	enum rules_status st =
+		c->players[ally].overlord == side
+			? rules_tributary_order_contingent(c, side, &co, r->dice, r->log, &index,
+							   &why)
+			: rules_contingent_send(c, &co, r->dice, r->log, &index, &why);
+	if (st != RULES_OK) {
+		char *text = orders_format_one(o, c, ally);
+		refused(r, ally, text, why.text);
+		free(text);
+	}
+	free(troops);
+	free(passage);
+	free(supply);
+}
+
+/* Before a battle: each side's allies answer by standing order at once;
+ * the others are asked (a decision with its deadline; silence: no
+ * contingent). The battle starts when all have answered. */
+static void call_allies(struct year_run *r, int attacker, int defender, int province,
+			int came_from)
+{
+	struct campaign *c = r->c;
+	json_t *asked = json_array(), *sides = json_object();
+	int side_of[2] = {attacker, defender};
+	for (int k = 0; k < 2; k++) {
+		int side = side_of[k], enemy = side_of[1 - k];
+		for (size_t a = 0; a < c->player_count; a++) {
+			if (!ally_of(c, (int)a, side, enemy))
+				continue;
+			struct order_set set;
+			load_orders(r, (int)a, &set);
+			const struct order *o;
+			int answer = ally_answer(&set, side, &o);
+			if (answer == 1)
+				send_on_call(r, (int)a, side, o);
+			orders_set_free(&set);
+			if (answer >= 0 || json_object_get(sides, pkey(c, (int)a)))
+				continue;
+			json_array_append_new(asked, json_string(pkey(c, (int)a)));
+			json_object_set_new(sides, pkey(c, (int)a), json_string(pkey(c, side)));
+		}
+	}
+	if (!json_array_size(asked)) {
+		json_decref(asked);
+		json_decref(sides);
+		start_battle(r, attacker, defender, province, came_from);
+		return;
+	}
+	struct year_state *st = r->st;
+	json_decref(st->pending);
+	st->pending = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "kind", "allies",
+				"attacker", pkey(c, attacker), "defender", pkey(c, defender),
+				"province", prov_name(c, province), "came_from",
+				prov_name(c, came_from), "asked", asked, "for", sides);
+	st->step = YEAR_DECISION;
+	set_deadline_hours(r, c->settings.decision_deadline_hours);
+	size_t i;
+	json_t *v;
+	json_array_foreach(asked, i, v) {
+		int a = find_player(c, json_string_value(v));
+		int side = find_player(c, jstr(json_object_get(st->pending, "for"),
+					      json_string_value(v)));
+		int enemy = side == attacker ? defender : attacker;
+		event_emit(r->log, "decision_asked", RULE_CONTINGENT_MOVEMENT,
+			   "{s:s, s:s, s:s, s:s}", "asked", pkey(c, a), "question", "allies",
+			   "mover", pkey(c, side), "province", prov_name(c, province));
+		json_t *d = deadline_data(r);
+		json_object_update_new(d, json_pack("{s:b, s:s, s:s, s:s, s:s}", "is_allies", 1,
+						"ally", pkey(c, side), "ally_nation",
+						pnation(c, side), "enemy_nation", pnation(c, enemy),
+						"province", prov_name(c, province)));
+		mail(r, "decision", a, false, d, "%d: %s calls on you for a contingent", c->year,
+		     pnation(c, side));
+	}
+}
+
 /* The defender's answer, carried out; then battle or siege. Returns true if
  * a battle now waits for its result. */
 static bool carry_out_defence(struct year_run *r, int attacker, int defender, int province,
@@ -829,7 +971,7 @@ static bool carry_out_defence(struct year_run *r, int attacker, int defender, in
 	}
 	if (d.choice == DEFEND_BATTLE && dp->location == province &&
 	    c->players[attacker].location == province) {
-		start_battle(r, attacker, defender, province, came_from);
+		call_allies(r, attacker, defender, province, came_from);
 		return true;
 	}
 	siege_round(r, attacker, province);
@@ -1117,7 +1259,31 @@ static void resolve_decision(struct year_run *r)
 	json_t *pd = json_incref(r->st->pending);
 	const char *kind = jstr(pd, "kind");
 	bool waits = false;
-	if (kind && strcmp(kind, "defence") == 0) {
+	if (kind && strcmp(kind, "allies") == 0) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(json_object_get(pd, "asked"), i, v) {
+			int a = find_player(c, json_string_value(v));
+			int side = find_player(c, jstr(json_object_get(pd, "for"),
+						      json_string_value(v)));
+			struct order_set set;
+			load_orders(r, a, &set);
+			const struct order *o;
+			int answer = active(c, a) ? ally_answer(&set, side, &o) : 0;
+			event_emit(r->log, "decision", RULE_CONTINGENT_MOVEMENT,
+				   "{s:s, s:s, s:s, s:b}", "asked", pkey(c, a), "question", "allies",
+				   "answer", answer == 1 ? "contingent" : "none", "by_default",
+				   answer < 0);
+			if (answer == 1)
+				send_on_call(r, a, side, o);
+			orders_set_free(&set);
+		}
+		int attacker = find_player(c, jstr(pd, "attacker"));
+		int defender = find_player(c, jstr(pd, "defender"));
+		start_battle(r, attacker, defender, find_province(c, jstr(pd, "province")),
+			     find_province(c, jstr(pd, "came_from")));
+		waits = true;
+	} else if (kind && strcmp(kind, "defence") == 0) {
 		int attacker = find_player(c, jstr(pd, "attacker"));
 		int defender = find_player(c, jstr(pd, "defender"));
 		int province = find_province(c, jstr(pd, "province"));
@@ -1172,6 +1338,12 @@ static void resolve_turn_now(struct year_run *r)
 	load_orders(r, p, &set);
 	orders_validate(&set, r->c, p);
 	const struct order *o = find_movement(&set);
+	/* an order that was right when sent may no longer be (a tributary
+	 * relation made since, a province lost): say why it is not obeyed */
+	for (size_t i = 0; i < set.count && !o; i++)
+		if (set.orders[i].status == ORDER_ERROR && is_movement(set.orders[i].kind))
+			refused(r, p, set.orders[i].text,
+				set.orders[i].error ? set.orders[i].error : "not valid now");
 	if (!o)
 		event_emit(r->log, "default_applied", RULE_GAME_YEAR, "{s:s, s:s}", "player",
 			   pkey(r->c, p), "default", "NO MOVE");
@@ -1570,6 +1742,336 @@ static void battle_deadline(struct year_run *r)
 	battle_disputed(r, "no report came before the deadline");
 }
 
+/* ---------------------------------------------------------------- between steps (rules 2.3, 3.2) */
+
+/* Removes the player's pending orders of `kind` (about `target`, or any
+ * target when NO_INDEX) from the current phase. */
+static void drop_orders(struct year_run *r, int player, enum order_kind kind, int target)
+{
+	struct order_set set;
+	load_orders(r, player, &set);
+	size_t w = 0;
+	bool dropped = false;
+	for (size_t i = 0; i < set.count; i++) {
+		struct order *o = &set.orders[i];
+		if (o->kind == kind && (target == NO_INDEX || o->target == target)) {
+			order_free(o);
+			dropped = true;
+		} else {
+			set.orders[w++] = *o;
+		}
+	}
+	set.count = w;
+	if (dropped) {
+		set.player = player;
+		char *text = orders_format_pending(&set, r->c);
+		r->io->orders_save(r->io->ctx, player, r->c->year, r->c->phase, text);
+		free(text);
+	}
+	orders_set_free(&set);
+}
+
+/* A step of its own before a change made between steps, so that undo
+ * takes back exactly that change. */
+static void checkpoint_named(struct year_run *r, const char *what, int player)
+{
+	char *name = xasprintf("%s-%s", what, pkey(r->c, player));
+	sync_turn_events(r);
+	r->io->checkpoint(r->io->ctx, name);
+	r->st->resolutions++;
+	free(name);
+}
+
+/* The LOSSES FIRST standing orders, for the rules' generic losses. */
+static void load_loss_preferences(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	for (size_t p = 0; p < c->player_count; p++) {
+		struct player *pl = &c->players[p];
+		free(pl->loss_first);
+		pl->loss_first = NULL;
+		pl->loss_first_count = 0;
+		if (!active(c, (int)p))
+			continue;
+		struct order_set set;
+		load_orders(r, (int)p, &set);
+		const struct order *o = find_kind(&set, ORDER_LOSSES_FIRST);
+		if (o && o->item_count) {
+			pl->loss_first = xcalloc(o->item_count, sizeof *pl->loss_first);
+			for (size_t i = 0; i < o->item_count; i++)
+				pl->loss_first[pl->loss_first_count++] = o->items[i].type;
+		}
+		orders_set_free(&set);
+	}
+}
+
+/* Has `player` a pending order of `kind` (about `target` if not NO_INDEX)? */
+static const struct order *pending_order(const struct order_set *set, enum order_kind kind,
+					 int target)
+{
+	for (size_t i = set->count; i-- > 0;) {
+		const struct order *o = &set->orders[i];
+		if (o->status == ORDER_OK && o->kind == kind &&
+		    (target == NO_INDEX || o->target == target))
+			return o;
+	}
+	return NULL;
+}
+
+static bool has_contingents_out(const struct campaign *c, int player)
+{
+	for (size_t k = 0; k < c->contingent_count; k++)
+		if (c->contingents[k].owner == player && !c->contingents[k].returning)
+			return true;
+	return false;
+}
+
+/* At a step boundary (a turn, the recruitment or the vote waiting, never a
+ * decision or a battle): LEAVE CAMPAIGN without replacement, RECALL
+ * CONTINGENTS, and tributary requests that have been accepted. Returns true
+ * if anything was done. */
+static bool between_steps(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	bool done = false;
+	struct rules_reason why;
+	for (size_t p = 0; p < c->player_count; p++) {
+		if (!active(c, (int)p))
+			continue;
+		struct order_set set;
+		load_orders(r, (int)p, &set);
+		const struct order *leave = pending_order(&set, ORDER_LEAVE, NO_INDEX);
+		bool leaves = leave && leave->confirmed && !leave->arg;
+		bool recall = pending_order(&set, ORDER_RECALL_CONTINGENTS, NO_INDEX) != NULL;
+		orders_set_free(&set);
+		if (leaves) {
+			checkpoint_named(r, "leave", (int)p);
+			if (rules_player_leaves(c, (int)p, false, r->log, &why) != RULES_OK)
+				refused(r, (int)p, "LEAVE CAMPAIGN", why.text);
+			drop_orders(r, (int)p, ORDER_LEAVE, NO_INDEX);
+			drop_orders(r, (int)p, ORDER_RECALL_CONTINGENTS, NO_INDEX);
+			done = true;
+			continue;
+		}
+		if (recall) {
+			if (has_contingents_out(c, (int)p)) {
+				checkpoint_named(r, "recall", (int)p);
+				rules_contingent_recall_all(c, (int)p, r->dice, r->log);
+			} else {
+				refused(r, (int)p, "RECALL CONTINGENTS", "you have no contingent out");
+			}
+			drop_orders(r, (int)p, ORDER_RECALL_CONTINGENTS, NO_INDEX);
+			done = true;
+		}
+	}
+	for (size_t t = 0; t < c->player_count; t++) {
+		if (!active(c, (int)t))
+			continue;
+		struct order_set set;
+		load_orders(r, (int)t, &set);
+		const struct order *ask = pending_order(&set, ORDER_TRIBUTARY_OF, NO_INDEX);
+		int overlord = ask ? ask->target : NO_INDEX;
+		orders_set_free(&set);
+		if (overlord < 0)
+			continue;
+		if (!active(c, overlord)) {
+			refused(r, (int)t, "TRIBUTARY OF", "that player is no longer in the campaign");
+			drop_orders(r, (int)t, ORDER_TRIBUTARY_OF, NO_INDEX);
+			done = true;
+			continue;
+		}
+		load_orders(r, overlord, &set);
+		bool accepted = pending_order(&set, ORDER_ACCEPT_TRIBUTARY, (int)t) != NULL;
+		orders_set_free(&set);
+		if (!accepted)
+			continue;
+		checkpoint_named(r, "tributary", (int)t);
+		if (rules_tributary_request(c, (int)t, overlord, true, r->log, &why) != RULES_OK) {
+			refused(r, (int)t, "TRIBUTARY OF", why.text);
+			refused(r, overlord, "ACCEPT TRIBUTARY", why.text);
+		}
+		drop_orders(r, (int)t, ORDER_TRIBUTARY_OF, NO_INDEX);
+		drop_orders(r, overlord, ORDER_ACCEPT_TRIBUTARY, (int)t);
+		done = true;
+	}
+	return done;
+}
+
+/* End of the recruitment phase: every RENOUNCE (by either side). */
+static void apply_renounces(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	for (size_t p = 0; p < c->player_count; p++) {
+		if (!active(c, (int)p))
+			continue;
+		struct order_set set;
+		load_orders(r, (int)p, &set);
+		int targets[64];
+		size_t n = 0;
+		for (size_t i = 0; i < set.count && n < 64; i++)
+			if (set.orders[i].status == ORDER_OK && set.orders[i].kind == ORDER_RENOUNCE)
+				targets[n++] = set.orders[i].target;
+		orders_set_free(&set);
+		for (size_t i = 0; i < n; i++) {
+			int other = targets[i];
+			int tributary = NO_INDEX;
+			if (other >= 0 && (size_t)other < c->player_count) {
+				if (c->players[p].overlord == other)
+					tributary = (int)p;
+				else if (c->players[other].overlord == (int)p)
+					tributary = other;
+			}
+			struct rules_reason why;
+			if (tributary == NO_INDEX)
+				refused(r, (int)p, "RENOUNCE",
+					"that player is neither your overlord nor your tributary now");
+			else if (rules_tributary_renounce(c, tributary, r->log, &why) != RULES_OK)
+				refused(r, (int)p, "RENOUNCE", why.text);
+		}
+		if (n)
+			drop_orders(r, (int)p, ORDER_RENOUNCE, NO_INDEX);
+	}
+}
+
+/* Mails everyone about the relations changed since the last call:
+ * tributaries made, renounced or freed, players out or gone. The player
+ * concerned is told too, even when no longer active. */
+static void tell_relations(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	for (size_t i = r->told_mark; i < r->log->count; i++) {
+		const json_t *ev = r->log->events[i];
+		const char *kind = jstr(ev, "kind");
+		if (!kind)
+			continue;
+		bool tributary = strcmp(kind, "tributary") == 0 &&
+				 json_is_true(json_object_get(ev, "accepted"));
+		bool renounced = strcmp(kind, "tributary_renounced") == 0;
+		bool freed = strcmp(kind, "tributary_freed") == 0;
+		bool out = strcmp(kind, "player_out") == 0;
+		bool left = strcmp(kind, "player_left") == 0;
+		if (!tributary && !renounced && !freed && !out && !left)
+			continue;
+		json_t *one = json_array();
+		json_array_append(one, (json_t *)ev);
+		json_t *decorated = year_events_for_mail(c, one);
+		json_decref(one);
+		json_t *d = json_deep_copy(json_array_get(decorated, 0));
+		json_decref(decorated);
+		json_object_set_new(d, "positions", positions_json(c));
+		json_object_set_new(d, "show_positions", json_true());
+		if (left) {
+			struct strbuf list = {0};
+			size_t k;
+			json_t *v;
+			json_array_foreach(json_object_get(ev, "provinces_neutral"), k, v)
+				strbuf_printf(&list, "%s%s", k ? ", " : "", json_string_value(v));
+			if (list.len)
+				json_object_set_new(d, "neutral_list", json_string(list.data));
+			strbuf_free(&list);
+		}
+		int who = find_player(c, jstr(ev, out || left ? "player" : "tributary"));
+		int lord = find_player(c, jstr(ev, "overlord"));
+		char subject[512];
+		int year = jint(ev, "year", c->year);
+		if (tributary)
+			snprintf(subject, sizeof subject, "%d: %s becomes the tributary of %s", year,
+				 pnation(c, who), pnation(c, lord));
+		else if (renounced || freed)
+			snprintf(subject, sizeof subject, "%d: %s is no longer the tributary of %s",
+				 year, pnation(c, who), pnation(c, lord));
+		else if (out)
+			snprintf(subject, sizeof subject, "%d: %s is out of the campaign", year,
+				 pnation(c, who));
+		else
+			snprintf(subject, sizeof subject, "%d: %s has left the campaign", year,
+				 pnation(c, who));
+		if ((out || left) && who >= 0) {
+			json_t *own = json_deep_copy(d);
+			json_object_set_new(own, "is_you", json_true());
+			mail(r, "relations", who, false, own, "%s", subject);
+		}
+		mail(r, "relations", NO_INDEX, true, d, "%s", subject);
+	}
+	r->told_mark = r->log->count;
+}
+
+char *year_orders_received(struct year_run *r, int player, const struct order_set *set)
+{
+	struct campaign *c = r->c;
+	struct strbuf note = {0};
+	if (!active(c, player))
+		return NULL;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK)
+			continue;
+		switch (o->kind) {
+		case ORDER_TRIBUTARY_OF: {
+			json_t *d = deadline_data(r);
+			json_object_update_new(d, json_pack("{s:b, s:s, s:s}", "k_request", 1,
+							"tributary", pkey(c, player),
+							"tributary_nation", pnation(c, player)));
+			mail(r, "relations", o->target, false, d, "%d: %s asks to become your tributary",
+			     c->year, pnation(c, player));
+			strbuf_printf(&note, "Your request was sent to %s: you become its tributary "
+					     "when it answers ACCEPT TRIBUTARY %s (at the next step "
+					     "between turns). ",
+				      pnation(c, o->target), pkey(c, player));
+			break;
+		}
+		case ORDER_ACCEPT_TRIBUTARY:
+			strbuf_printf(&note, "%s becomes your tributary at the next step between turns, "
+					     "once it has asked with TRIBUTARY OF %s. ",
+				      pnation(c, o->target), pkey(c, player));
+			break;
+		case ORDER_RENOUNCE:
+			strbuf_printf(&note, "RENOUNCE %s takes effect at the end of %s recruitment "
+					     "phase (rules 3.2). ",
+				      pkey(c, o->target),
+				      c->phase == PHASE_RECRUITMENT ? "this" : "this year's");
+			break;
+		case ORDER_RECALL_CONTINGENTS:
+			strbuf_puts(&note, "Your contingents are recalled at the next step between "
+					   "turns (not during a battle or a decision). ");
+			break;
+		case ORDER_LEAVE:
+			if (!o->confirmed)
+				break;
+			if (o->arg) {
+				event_emit(r->log, "leave_requested", RULE_LEAVING, "{s:s, s:s}",
+					   "player", pkey(c, player), "replacement", o->arg);
+				json_t *d = json_pack("{s:b, s:s, s:s, s:s}", "k_leave_request", 1,
+						      "leaver", pkey(c, player), "leaver_nation",
+						      pnation(c, player), "replacement", o->arg);
+				char *subject = xasprintf("%d: %s asks to be replaced", c->year,
+							  pnation(c, player));
+				mail_organiser(r, "relations", d, subject);
+				free(subject);
+				drop_orders(r, player, ORDER_LEAVE, NO_INDEX);
+				strbuf_printf(&note, "The organiser was asked to hand %s to %s; until "
+						     "then you play on. ",
+					      pnation(c, player), o->arg);
+			} else {
+				strbuf_puts(&note, "You leave the campaign at the next step between "
+						   "turns: your provinces become neutral and your "
+						   "prestige is lost. ");
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	tell_relations(r);
+	if (!note.len) {
+		strbuf_free(&note);
+		return NULL;
+	}
+	char *text = strbuf_take(&note);
+	str_trim(text);
+	return text;
+}
+
 /* ---------------------------------------------------------------- recruitment and the year end */
 
 static void begin_recruitment(struct year_run *r)
@@ -1638,6 +2140,7 @@ static void begin_year(struct year_run *r, int from_year, int from_phase, enum c
 static void resolve_recruitment(struct year_run *r)
 {
 	struct campaign *c = r->c;
+	apply_renounces(r);
 	for (size_t p = 0; p < c->player_count; p++)
 		if (active(c, (int)p))
 			apply_recruitment(r, (int)p);
@@ -1765,12 +2268,15 @@ void year_advance(struct year_run *r)
 	if (st->paused || st->step == YEAR_IDLE || st->step == YEAR_ENDED)
 		return;
 	send_reminders(r);
+	load_loss_preferences(r);
 	int *who = xcalloc(r->c->player_count + 1, sizeof *who);
 	for (int guard = 0; guard < RUN_GUARD && !st->paused; guard++) {
 		bool due = st->deadline && r->now >= st->deadline;
 		enum year_step before = st->step;
 		size_t turn_before = st->turn;
 		int resolved_before = st->resolutions;
+		if (st->step == YEAR_TURN || st->step == YEAR_RECRUITMENT || st->step == YEAR_VOTE)
+			between_steps(r);
 		switch (st->step) {
 		case YEAR_TURN: {
 			if (!active(r->c, st->sequence[st->turn])) {
@@ -1825,6 +2331,7 @@ void year_advance(struct year_run *r)
 	}
 	free(who);
 	sync_turn_events(r);
+	tell_relations(r);
 }
 
 /* ---------------------------------------------------------------- organiser controls */

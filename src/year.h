@@ -103,6 +103,7 @@ struct year_run {
 	 * with template "diary" carries "diary_year" for the caller to fill. */
 	json_t *mails;
 	size_t turn_mark;       /* private: log events already in turn_events */
+	size_t told_mark;       /* private: log events already told (relations) */
 };
 
 /* Sets up a run (mails = a new empty array, turn_mark = log->count). */
@@ -121,6 +122,17 @@ int year_start(struct year_run *r, char *why, size_t why_size);
  * are in or whose deadline passed, until the machine waits. Nothing while
  * paused. */
 void year_advance(struct year_run *r);
+
+/* A player's mail with `set` (parsed and validated) was stored: what acts
+ * on receipt does. TRIBUTARY OF tells the overlord asked (template
+ * "relations"); LEAVE CAMPAIGN REPLACEMENT asks the organiser (the order
+ * is then dropped: the organiser runs replace-player). The rest acts at
+ * the next step boundary (year_advance): ACCEPT TRIBUTARY with the
+ * matching request, LEAVE CAMPAIGN without replacement, RECALL
+ * CONTINGENTS; RENOUNCE at the end of the recruitment phase. Returns a
+ * sentence for the acknowledgement saying when each takes effect
+ * (allocated), or NULL when the mail holds none of them. */
+char *year_orders_received(struct year_run *r, int player, const struct order_set *set);
 
 /* A battle report by `player`, or the organiser's decision when `organiser`:
  * the battle lines of `set` (parsed against r->c). Two agreeing reports, or

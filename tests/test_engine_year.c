@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "store.h"
 #include "templates.h"
+#include "timefmt.h"
 #include "util.h"
 #include "year.h"
 
@@ -27,6 +28,7 @@
 #define ADDRESS "campaign@example.org"
 #define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
 #define FRANCE_PW "FRA0-1XYZ-7KQM-2XRT"
+#define SAVOY_PW "SAV0-1XYZ-7KQM-2XRT"
 #define ORGANISER_PW "ORGA-0002-SECRET"
 #define SEED "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
@@ -39,7 +41,42 @@ struct fixture {
 	uint32_t uid;
 };
 
-static int setup(void **state)
+/* A third player for allies: Savoy in Flanders (neutral in the fixture),
+ * 1 general at 25 AP and 20 Kn(F) at 9 AP. */
+static void add_savoy(struct campaign *c)
+{
+	struct player *p = campaign_add_player(c);
+	p->key = xstrdup("savoy");
+	p->nation = xstrdup("Savoy");
+	p->name = xstrdup("Amedee");
+	p->email = xstrdup("amedee@example.org");
+	p->line = 90;
+	static const struct {
+		const char *label, *code;
+		int cost;
+		bool general;
+		int count;
+	} types[] = {{"Cv(O) general", "Cv", HALF_AP(25), true, 2}, {"Kn(F)", "Kn", HALF_AP(9), false, 20}};
+	for (size_t i = 0; i < 2; i++) {
+		struct element_type *t = army_list_add(&p->list);
+		t->label = xstrdup(types[i].label);
+		strcpy(t->code, types[i].code);
+		t->grade = i ? 'F' : 'O';
+		t->regular = true;
+		t->cost_half_ap = types[i].cost;
+		t->list_min = types[i].general ? 1 : 0;
+		t->list_max = types[i].count + 10;
+		t->general = types[i].general;
+		t->line = 91 + (int)i;
+	}
+	player_alloc_troops(p);
+	p->field.count[0] = 2;
+	p->field.count[1] = 20;
+	c->provinces[2].home_of = c->provinces[2].owner = (int)c->player_count - 1;
+	p->location = 2;
+}
+
+static int setup_in(void **state, const char *timezone)
 {
 	struct fixture *f = xcalloc(1, sizeof *f);
 	strcpy(f->dir, "/tmp/campaignd-year-XXXXXX");
@@ -49,10 +86,21 @@ static int setup(void **state)
 	assert_int_equal(store_open(f->db, STORE_CREATE, &f->store, &err), STORE_OK);
 	store_set_pwhash_limits(f->store, crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN);
 	struct campaign *c = fixture_campaign();
+	bool three = timezone && strcmp(timezone, "three players") == 0;
+	if (three) {
+		add_savoy(c);
+		timezone = NULL;
+	}
+	if (timezone) {
+		free(c->timezone);
+		c->timezone = xstrdup(timezone);
+	}
 	assert_int_equal(store_init_campaign(f->store, c, false, &err), STORE_OK);
 	campaign_free(c);
 	assert_int_equal(store_set_password(f->store, "burgundy", BURGUNDY_PW, &err), STORE_OK);
 	assert_int_equal(store_set_password(f->store, "france", FRANCE_PW, &err), STORE_OK);
+	if (three)
+		assert_int_equal(store_set_password(f->store, "savoy", SAVOY_PW, &err), STORE_OK);
 	assert_int_equal(store_set_password(f->store, STORE_ORGANISER, ORGANISER_PW, &err), STORE_OK);
 	const char *src = getenv("top_srcdir");
 	char *tdir = xasprintf("%s/templates", src ? src : "..");
@@ -63,6 +111,21 @@ static int setup(void **state)
 	f->engine = engine_new(f->store, f->tpl, &cfg);
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_in(state, NULL);
+}
+
+static int setup_paris(void **state)
+{
+	return setup_in(state, "Europe/Paris");
+}
+
+static int setup_three(void **state)
+{
+	return setup_in(state, "three players");
 }
 
 static int teardown(void **state)
@@ -102,7 +165,8 @@ static void orders(struct fixture *f, const char *player, const char *pw, const 
 		   int64_t now)
 {
 	char *from = xasprintf("%s@example.org", strcmp(player, "burgundy") == 0 ? "philippe"
-									      : "charles");
+						 : strcmp(player, "savoy") == 0   ? "amedee"
+										  : "charles");
 	char *body = xasprintf("PLAYER %s %s\n%s", player, pw, text);
 	free(deliver(f, from, body, now));
 	free(body);
@@ -389,6 +453,391 @@ static void test_clock(void **state)
 	json_decref(st);
 }
 
+/* Events of `kind` stored for `year`. */
+static size_t events_of(struct fixture *f, int year, const char *kind)
+{
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, year, &events, NULL), STORE_OK);
+	size_t i, n = 0;
+	json_t *ev;
+	json_array_foreach(events, i, ev)
+		n += strcmp(json_string_value(json_object_get(ev, "kind")), kind) == 0;
+	json_decref(events);
+	return n;
+}
+
+/* The engine with a publish folder writes the web diary after each turn;
+ * one it cannot write does not fail the step. */
+static void test_publish_after_turn(void **state)
+{
+	struct fixture *f = *state;
+	engine_free(f->engine);
+	char *site = xasprintf("%s/site", f->dir);
+	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX",
+				    .publish_dir = site};
+	f->engine = engine_new(f->store, f->tpl, &cfg);
+	start(f);
+	char *index = xasprintf("%s/index.html", site);
+	assert_int_not_equal(access(index, F_OK), 0); /* no turn has ended yet */
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + HOUR);
+	orders(f, "france", FRANCE_PW, "NO MOVE\n", NOW + HOUR);
+	assert_int_equal(access(index, F_OK), 0);
+	free(index);
+	/* a folder that cannot be made: the year goes on all the same */
+	engine_free(f->engine);
+	char *bad = xasprintf("%s/campaign.db/site", f->dir);
+	cfg.publish_dir = bad;
+	f->engine = engine_new(f->store, f->tpl, &cfg);
+	struct campaign *c = campaign(f);
+	int year = c->year;
+	campaign_free(c);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 2 * HOUR);
+	orders(f, "france", FRANCE_PW, "NO MOVE\n", NOW + 2 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->year, year + 1);
+	campaign_free(c);
+	free(bad);
+	free(site);
+}
+
+/* TRIBUTARY OF, ACCEPT TRIBUTARY, an invasion refused between them, and
+ * RENOUNCE at the end of the recruitment phase. */
+static void test_tributary_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	start(f);
+	char *reply = deliver(f, "charles@example.org",
+			      "PLAYER france " FRANCE_PW "\nTRIBUTARY OF burgundy\n", NOW + HOUR);
+	assert_non_null(strstr(reply, "Your request was sent to Burgundy"));
+	free(reply);
+	assert_int_equal(outbox_with(f, "1450: France asks to become your tributary"), 1);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].overlord, NO_INDEX); /* not before the answer */
+	campaign_free(c);
+	orders(f, "burgundy", BURGUNDY_PW, "ACCEPT TRIBUTARY france\n", NOW + 2 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->players[1].overlord, 0);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "tributary"), 1);
+	/* both players and the organiser are told */
+	assert_int_equal(outbox_with(f, "1450: France becomes the tributary of Burgundy"), 3);
+	/* the requests were used up: pending orders no longer hold them */
+	char *text = NULL;
+	assert_int_equal(store_orders_get(f->store, "france", 1450, PHASE_CAMPAIGN, &text, NULL),
+			 STORE_OK);
+	assert_null(text ? strstr(text, "TRIBUTARY") : NULL);
+	free(text);
+	/* no attack between overlord and tributary */
+	reply = deliver(f, "philippe@example.org",
+			"PLAYER burgundy " BURGUNDY_PW "\nINVADE Paris\n", NOW + 3 * HOUR);
+	assert_non_null(strstr(reply, "tributary"));
+	free(reply);
+	/* RENOUNCE waits for the end of the recruitment phase */
+	reply = deliver(f, "charles@example.org",
+			"PLAYER france " FRANCE_PW "\nRENOUNCE burgundy\nNO MOVE\n", NOW + 4 * HOUR);
+	assert_non_null(strstr(reply, "takes effect at the end of this year's recruitment"));
+	free(reply);
+	c = campaign(f);
+	assert_int_equal(c->players[1].overlord, 0);
+	campaign_free(c);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 5 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	assert_int_equal(c->players[1].overlord, NO_INDEX);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "tributary_renounced"), 1);
+	assert_int_equal(outbox_with(f, "1450: France is no longer the tributary of Burgundy"), 3);
+	/* Burgundy's province prestige of 1450 counted France's Paris (2) */
+	c = campaign(f);
+	assert_int_equal(c->players[0].province_prestige, 6 + 2);
+	campaign_free(c);
+}
+
+/* LEAVE CAMPAIGN with CONFIRM: at the next step the provinces are neutral
+ * and the prestige lost; with REPLACEMENT the organiser is asked instead. */
+static void test_leave_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	start(f);
+	char *reply = deliver(f, "philippe@example.org",
+			      "PLAYER burgundy " BURGUNDY_PW
+			      "\nLEAVE CAMPAIGN REPLACEMENT jean@example.org\nCONFIRM\n",
+			      NOW + HOUR);
+	assert_non_null(strstr(reply, "The organiser was asked to hand Burgundy to "
+				      "jean@example.org"));
+	free(reply);
+	assert_int_equal(outbox_with(f, "1450: Burgundy asks to be replaced"), 1);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[0].status, PLAYER_ACTIVE);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "leave_requested"), 1);
+
+	/* without CONFIRM nothing happens */
+	reply = deliver(f, "charles@example.org", "PLAYER france " FRANCE_PW "\nLEAVE CAMPAIGN\n",
+			NOW + 2 * HOUR);
+	assert_non_null(strstr(reply, "CONFIRM"));
+	free(reply);
+	c = campaign(f);
+	assert_int_equal(c->players[1].status, PLAYER_ACTIVE);
+	campaign_free(c);
+
+	reply = deliver(f, "charles@example.org",
+			"PLAYER france " FRANCE_PW "\nLEAVE CAMPAIGN\nCONFIRM\n", NOW + 3 * HOUR);
+	assert_non_null(strstr(reply, "You leave the campaign at the next step"));
+	free(reply);
+	c = campaign(f);
+	assert_int_equal(c->players[1].status, PLAYER_LEFT);
+	assert_int_equal(c->provinces[1].owner, NO_INDEX);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "player_left"), 1);
+	/* Burgundy, the organiser and France itself */
+	assert_int_equal(outbox_with(f, "1450: France has left the campaign"), 3);
+	/* France is skipped in the sequence: Burgundy's move ends the year's turns */
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 4 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	campaign_free(c);
+}
+
+/* RECALL CONTINGENTS: a contingent sent in 1450 is recalled in 1451 and
+ * rejoins its army at the end of the turn. */
+static void test_recall_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "france", FRANCE_PW, "SEND CONTINGENT TO burgundy WITH 1 Cv(O) general, 2 Kn(F)\n",
+	       NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW - HOUR);
+	start(f);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(player_field_half_ap(&c->players[1]), HALF_AP(480 - 25 - 18));
+	campaign_free(c);
+	char *reply = deliver(f, "charles@example.org",
+			      "PLAYER france " FRANCE_PW "\nRECALL CONTINGENTS\n", NOW + HOUR);
+	assert_non_null(strstr(reply, "Your contingents are recalled"));
+	free(reply);
+	assert_int_equal(events_of(f, 1451, "contingent_recalled"), 1);
+	c = campaign(f);
+	assert_true(c->contingent_count == 0 || c->contingents[0].returning);
+	campaign_free(c);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 2 * HOUR);
+	orders(f, "france", FRANCE_PW, "NO MOVE\n", NOW + 2 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->contingent_count, 0);
+	assert_int_equal(player_field_half_ap(&c->players[1]), HALF_AP(480));
+	campaign_free(c);
+	/* a second recall finds nothing out: refused with a reason */
+	c = campaign(f);
+	int year = c->year;
+	campaign_free(c);
+	size_t refused_before = events_of(f, year, "order_refused");
+	orders(f, "france", FRANCE_PW, "RECALL CONTINGENTS\n", NOW + 3 * HOUR);
+	assert_int_equal(events_of(f, year, "order_refused"), refused_before + 1);
+}
+
+/* A player who loses his last province is out: everyone is told, and he
+ * is told he keeps his prestige; the year goes on without him. */
+static void test_knocked_out(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	start(f);
+	assert_int_equal(action(f, ENGINE_ACT_BATTLE_RESULT,
+				"BATTLE AT Paris\nWINNER burgundy\nDESTROYED france 4 Sp(I)\n",
+				NOW + HOUR),
+			 0);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].status, PLAYER_OUT);
+	assert_int_equal(c->year, 1451);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "player_out"), 1);
+	/* Burgundy, the organiser and France itself */
+	assert_int_equal(outbox_with(f, "1450: France is out of the campaign"), 3);
+	/* only Burgundy is in the sequence of 1451 */
+	json_t *st = year_state(f);
+	assert_int_equal(json_array_size(json_object_get(st, "sequence")), 1);
+	json_decref(st);
+}
+
+/* LOSSES FIRST through the engine. With this seed France moves first (NO
+ * MOVE); Burgundy forces its way through neutral Flanders on a 6 (240 AP):
+ * the listed lines go first and whole, 20 Ps(I) (30 AP) and 30 Bw(O)
+ * (150 AP), and the 60 AP left by default, 5 Kn(S). The forced march
+ * (40 AP) and the failed siege round (40 AP) then find nothing listed left:
+ * 4 Kn(S) each (48 AP, rounded against). */
+static void test_losses_first_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "france", FRANCE_PW, "ALLOW PASSAGE burgundy\nALLOW SUPPLY burgundy\nNO MOVE\n",
+	       NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW,
+	       "LOSSES FIRST Ps(I), Bw(O)\nINVADE Calais VIA Paris, Flanders\n", NOW - HOUR);
+	start(f);
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, 1450, &events, NULL), STORE_OK);
+	size_t i, losses = 0;
+	json_t *ev;
+	json_array_foreach(events, i, ev) {
+		if (strcmp(json_string_value(json_object_get(ev, "kind")), "loss") != 0)
+			continue;
+		losses++;
+		assert_string_equal(json_string_value(json_object_get(ev, "chosen_by")),
+				    "preference");
+		if (losses == 1) {
+			json_t *el = json_object_get(ev, "elements");
+			assert_int_equal(json_integer_value(json_object_get(ev, "lost_half_ap")),
+					 HALF_AP(240));
+			assert_int_equal(json_integer_value(json_object_get(el, "Ps(I)")), 20);
+			assert_int_equal(json_integer_value(json_object_get(el, "Bw(O)")), 30);
+			assert_int_equal(json_integer_value(json_object_get(el, "Kn(S)")), 5);
+		}
+	}
+	json_decref(events);
+	assert_int_equal(losses, 3);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[0].reserve.count[1], 5 + 4 + 4);
+	campaign_free(c);
+}
+
+/* Queued mails whose text contains `text`. */
+static size_t outbox_containing(struct fixture *f, const char *text)
+{
+	struct store_outbox_item *items = NULL;
+	size_t n = 0, hits = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
+			 STORE_OK);
+	for (size_t i = 0; i < n; i++)
+		hits += strstr(items[i].raw, text) != NULL;
+	store_outbox_items_free(items, n);
+	return hits;
+}
+
+/* Deadlines in mails are in the campaign's time zone: NOW is Fri 15 Jan
+ * 2027 08:00 UTC, the turn's deadline 72 h later is 09:00 in Paris (CET). */
+static void test_time_zone(void **state)
+{
+	struct fixture *f = *state;
+	const char *tz = getenv("TZ");
+	char *tz_before = tz ? xstrdup(tz) : NULL;
+	start(f);
+	assert_int_equal(outbox_containing(f, "Mon 18 Jan 2027 09:00 CET"), 1);
+	char buf[96];
+	assert_string_equal(timefmt_local(1790000000, "Europe/Paris", buf, sizeof buf),
+			    "Mon 21 Sep 2026 16:13 CEST");
+	assert_string_equal(timefmt_local(1790000000, "America/New_York", buf, sizeof buf),
+			    "Mon 21 Sep 2026 10:13 EDT");
+	/* unknown or hostile names fall back to UTC */
+	assert_string_equal(timefmt_local(1790000000, "Europe/Atlantis", buf, sizeof buf),
+			    "Mon 21 Sep 2026 14:13 UTC");
+	assert_string_equal(timefmt_local(1790000000, "../../etc/passwd", buf, sizeof buf),
+			    "Mon 21 Sep 2026 14:13 UTC");
+	assert_string_equal(timefmt_local(1790000000, NULL, buf, sizeof buf),
+			    "Mon 21 Sep 2026 14:13 UTC");
+	/* the process's TZ is as it was */
+	if (tz_before)
+		assert_string_equal(getenv("TZ"), tz_before);
+	else
+		assert_null(getenv("TZ"));
+	free(tz_before);
+}
+
+/* The map goes with the turn's mails and the diary; the diary has an HTML
+ * part in which every text is escaped. */
+static void test_map_and_html_diary(void **state)
+{
+	struct fixture *f = *state;
+	start(f);
+	assert_int_equal(action(f, ENGINE_ACT_COMMENT, "A <b>hard</b> winter & more", NOW), 0);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + HOUR);
+	orders(f, "france", FRANCE_PW, "NO MOVE\n", NOW + HOUR);
+	struct store_outbox_item *items = NULL;
+	size_t n = 0, turn = 0, report = 0, diary = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
+			 STORE_OK);
+	for (size_t i = 0; i < n; i++) {
+		const char *raw = items[i].raw;
+		bool map = strstr(raw, "filename=\"map.svg\"") || strstr(raw, "filename=map.svg");
+		if (strstr(raw, "Subject: 1450: your turn")) {
+			turn++;
+			assert_true(map);
+		} else if (strstr(raw, "Subject: 1450: the turn of")) {
+			report++;
+			assert_true(map);
+		} else if (strstr(raw, "Subject: The diary of 1450")) {
+			diary++;
+			assert_true(map);
+			assert_non_null(strstr(raw, "text/html"));
+			/* the organiser's comment, escaped in the HTML part */
+			const char *html = strstr(raw, "text/html");
+			assert_non_null(strstr(html, "A &lt;b&gt;hard&lt;/b&gt; winter &amp; more"));
+			assert_null(strstr(html, "<b>hard"));
+		}
+	}
+	store_outbox_items_free(items, n);
+	assert_int_equal(turn, 2);
+	assert_int_equal(report, 2 * 3);
+	assert_int_equal(diary, 3);
+}
+
+/* Allies on call: Savoy, France's tributary, answers France's call by its
+ * standing CONTINGENT FOR at once (as its overlord's order); the contingent
+ * rolls to arrive before the battle. */
+static void test_allies_standing_order(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW,
+	       "TRIBUTARY OF france\nCONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "NO MOVE\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "ACCEPT TRIBUTARY savoy\nIF INVADED ANY BATTLE\nNO MOVE\n",
+	       NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[2].overlord, 1);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(c->contingents[0].owner, 2);
+	assert_int_equal(c->contingents[0].with_player, 1);
+	assert_int_equal(troops_half_ap(&c->players[2].list, &c->contingents[0].troops),
+			 HALF_AP(25 + 18));
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "tributary_order"), 1);
+	assert_int_equal(events_of(f, 1450, "contingent_arrival"), 1);
+	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+}
+
+/* Without a standing order the ally is asked, with the decision deadline;
+ * ANSWER ALLIES NO starts the battle without a contingent. */
+static void test_allies_asked(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "TRIBUTARY OF france\nNO MOVE\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "ACCEPT TRIBUTARY savoy\nIF INVADED ANY BATTLE\nNO MOVE\n",
+	       NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "decision");
+	json_decref(st);
+	assert_int_equal(outbox_with(f, "1450: France calls on you for a contingent"), 1);
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_year_status(f->engine, NOW, &report, &err), 0);
+	assert_non_null(strstr(report, "the allies' answers before the battle at Paris"));
+	assert_non_null(strstr(report, "Still to answer: savoy"));
+	free(report);
+	orders(f, "savoy", SAVOY_PW, "ANSWER ALLIES NO\n", NOW + HOUR);
+	st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->contingent_count, 0);
+	campaign_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +846,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_organiser_mail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pause_undo_and_correction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_publish_after_turn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tributary_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leave_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recall_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_losses_first_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_knocked_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_zone, setup_paris, teardown),
+		cmocka_unit_test_setup_teardown(test_map_and_html_diary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allies_standing_order, setup_three, teardown),
+		cmocka_unit_test_setup_teardown(test_allies_asked, setup_three, teardown),
 	};
 	if (sodium_init() < 0)
 		return 1;

@@ -153,6 +153,77 @@ static void test_generals_last(void **state)
 	assert_int_equal(pick[T_SUB], 2);
 }
 
+/* LOSSES FIRST Ps(O), Ax(O), 40 AP due: all 16 Ps (32 AP), then Ax one by
+ * one until covered: 3 Ax (10.5 AP), 42.5 AP in all (rounded against). */
+static void test_preference_in_order(void **state)
+{
+	struct world *w = *state;
+	int pick[T_COUNT];
+	const int prefer[] = {T_PS, T_AX};
+	int lost = rules_loss_pick_from_preference(w->c, w->p, NO_INDEX, HALF_AP(40), 0, prefer,
+						   2, pick);
+	assert_int_equal(lost, HALF_AP(42) + 1);
+	assert_int_equal(pick[T_PS], 16);
+	assert_int_equal(pick[T_AX], 3);
+	assert_int_equal(pick[T_CINC] + pick[T_SUB] + pick[T_KN] + pick[T_LH] + pick[T_SP], 0);
+}
+
+/* LOSSES FIRST Ps(O) alone, 40 AP due: 16 Ps (32 AP), and the 8 AP left by
+ * the default, which pays them with the least waste: no two elements make
+ * exactly 8 (12, 5, 5, 3.5 AP), so Sp + Ax = 8.5 (Sp before LH: that arm
+ * holds more AP). 40.5 AP. */
+static void test_preference_then_default(void **state)
+{
+	struct world *w = *state;
+	int pick[T_COUNT];
+	const int prefer[] = {T_PS};
+	int lost = rules_loss_pick_from_preference(w->c, w->p, NO_INDEX, HALF_AP(40), 0, prefer,
+						   1, pick);
+	assert_int_equal(lost, HALF_AP(40) + 1);
+	assert_int_equal(pick[T_PS], 16);
+	assert_int_equal(pick[T_SP], 1);
+	assert_int_equal(pick[T_AX], 1);
+}
+
+/* A sea storm of 50 AP (the first 25 mounted) with LOSSES FIRST Ps(O),
+ * LH(O), Kn(O) through rules_generic_loss: the mounted share from the listed
+ * mounted lines in order (5 LH = 25 AP), then the list in order: Ps until
+ * the 50 AP are covered, 13 Ps (26 AP): 51 AP, chosen by preference. */
+static void test_preference_mounted_share(void **state)
+{
+	struct world *w = *state;
+	struct player *p = &w->c->players[w->p];
+	p->loss_first = xmalloc(3 * sizeof *p->loss_first);
+	p->loss_first[0] = T_PS;
+	p->loss_first[1] = T_LH;
+	p->loss_first[2] = T_KN;
+	p->loss_first_count = 3;
+	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(50), HALF_AP(25), NULL,
+				      RULE_SEA_MOVEMENT, "sea storm", &w->log);
+	assert_int_equal(lost, HALF_AP(51));
+	assert_int_equal(p->reserve.count[T_LH], 5);
+	assert_int_equal(p->reserve.count[T_PS], 13);
+	assert_int_equal(p->field.count[T_KN], 10);
+	assert_string_equal(fx_str(event_log_last(&w->log, "loss"), "chosen_by"), "preference");
+}
+
+/* The last general is never listed away: LOSSES FIRST C-in-C with no
+ * sub-general keeps him; the default pays instead. Bad indices are ignored. */
+static void test_preference_keeps_a_general(void **state)
+{
+	struct world *w = *state;
+	struct player *p = &w->c->players[w->p];
+	p->field.count[T_SUB] = 0;
+	int pick[T_COUNT];
+	const int prefer[] = {-1, 99, T_CINC};
+	int lost = rules_loss_pick_from_preference(w->c, w->p, NO_INDEX, HALF_AP(12), 0, prefer,
+						   3, pick);
+	assert_int_equal(pick[T_CINC], 0);
+	assert_true(lost >= HALF_AP(12));
+	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(12), 0, pick, NULL),
+			 RULES_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +233,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_picks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cannot_pay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_generals_last, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preference_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preference_then_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preference_mounted_share, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preference_keeps_a_general, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
