@@ -10,17 +10,9 @@
 
 extern const struct ctl_command ctl_cmd_process;
 
-static bool fill(struct engine_action_request *req, int argc, char **argv)
-{
-	if (argc != 1)
-		return false;
-	req->arg = argv[0];
-	return true;
-}
-
 static int run(int argc, char **argv)
 {
-	return ctl_year_simple(&ctl_cmd_process, argc, argv, ENGINE_ACT_PROCESS, fill);
+	return ctl_year_simple(&ctl_cmd_process, argc, argv, ENGINE_ACT_PROCESS, ctl_year_one_arg);
 }
 
 const struct ctl_command ctl_cmd_process = {

@@ -131,3 +131,11 @@ int ctl_year_simple(const struct ctl_command *cmd, int argc, char **argv, enum e
 	ctl_year_close(&y);
 	return ctl_year_finish(rc, report, err);
 }
+
+bool ctl_year_one_arg(struct engine_action_request *req, int argc, char **argv)
+{
+	if (argc != 1)
+		return false;
+	req->arg = argv[0];
+	return true;
+}

@@ -65,5 +65,7 @@ typedef bool (*ctl_year_fill)(struct engine_action_request *req, int argc, char 
  * by `fill` (NULL: none allowed) and one engine action. */
 int ctl_year_simple(const struct ctl_command *cmd, int argc, char **argv, enum engine_action action,
 		    ctl_year_fill fill);
+/* A ctl_year_fill for commands taking exactly one argument (req->arg). */
+bool ctl_year_one_arg(struct engine_action_request *req, int argc, char **argv);
 
 #endif
