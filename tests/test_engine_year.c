@@ -17,6 +17,7 @@
 #include "campaign_fixture.h"
 #include "dice.h"
 #include "engine.h"
+#include "engine_fixture.h"
 #include "store.h"
 #include "templates.h"
 #include "timefmt.h"
@@ -79,12 +80,9 @@ static void add_savoy(struct campaign *c)
 static int setup_in(void **state, const char *timezone)
 {
 	struct fixture *f = xcalloc(1, sizeof *f);
-	strcpy(f->dir, "/tmp/campaignd-year-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	test_scratch_dir(f->dir, "year");
 	f->db = xasprintf("%s/campaign.db", f->dir);
 	char *err = NULL;
-	assert_int_equal(store_open(f->db, STORE_CREATE, &f->store, &err), STORE_OK);
-	store_set_pwhash_limits(f->store, crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN);
 	struct campaign *c = fixture_campaign();
 	bool three = timezone && strcmp(timezone, "three players") == 0;
 	if (three) {
@@ -95,18 +93,13 @@ static int setup_in(void **state, const char *timezone)
 		free(c->timezone);
 		c->timezone = xstrdup(timezone);
 	}
-	assert_int_equal(store_init_campaign(f->store, c, false, &err), STORE_OK);
-	campaign_free(c);
+	f->store = test_store_with(f->db, c);
 	assert_int_equal(store_set_password(f->store, "burgundy", BURGUNDY_PW, &err), STORE_OK);
 	assert_int_equal(store_set_password(f->store, "france", FRANCE_PW, &err), STORE_OK);
 	if (three)
 		assert_int_equal(store_set_password(f->store, "savoy", SAVOY_PW, &err), STORE_OK);
 	assert_int_equal(store_set_password(f->store, STORE_ORGANISER, ORGANISER_PW, &err), STORE_OK);
-	const char *src = getenv("top_srcdir");
-	char *tdir = xasprintf("%s/templates", src ? src : "..");
-	setenv("CAMPAIGND_TEMPLATES", tdir, 1);
-	free(tdir);
-	f->tpl = templates_new(NULL);
+	f->tpl = test_templates();
 	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX"};
 	f->engine = engine_new(f->store, f->tpl, &cfg);
 	*state = f;
@@ -134,9 +127,7 @@ static int teardown(void **state)
 	engine_free(f->engine);
 	templates_free(f->tpl);
 	store_close(f->store);
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	test_scratch_remove(f->dir);
 	free(f->db);
 	free(f);
 	return 0;
