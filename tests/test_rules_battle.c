@@ -335,6 +335,154 @@ static void test_defender(void **state)
 	assert_int_equal(rules_battle_defender(w->c, M, w->bur, w->fra, w->bur), w->bur);
 }
 
+/* Audit, 2.2.2: beyond 7 commands the table goes on so that the commands
+ * share 200 and the C-in-C's is worth at least twice another's. */
+static void test_audit_command_table_beyond_7(void **state)
+{
+	(void)state;
+	assert_int_equal(rules_command_prestige(10, false), 18);
+	assert_int_equal(rules_command_prestige(10, true), 38);
+	for (int n = 1; n <= 40; n++) {
+		int cinc = rules_command_prestige(n, true), sub = rules_command_prestige(n, false);
+		assert_int_equal(cinc + (n - 1) * sub, 200);
+		assert_true(cinc >= 2 * sub);
+		assert_int_equal(rules_army_prestige(n, false, 0), 200);
+	}
+	/* 2 commands, the sub-general's demoralised, against 2 fresh ones:
+	 * 134 - 200 < 0: the floor of 40; equal armies of 480: 134 - 66 = 68. */
+	assert_int_equal(rules_battle_prestige(134, 200, 480, 480), 40);
+	assert_int_equal(rules_battle_prestige(134, 66, 480, 480), 68);
+	/* A big army beating a small one: 150 - 80 = 70, × 320 / 480 = 46.7 -> 47;
+	 * 100 - 80 = 20 × 320 / 480 = 13.3: the floor of 40. */
+	assert_int_equal(rules_battle_prestige(150, 80, 480, 320), 47);
+	assert_int_equal(rules_battle_prestige(100, 80, 480, 320), 40);
+}
+
+/* Audit, 2.2.2 "The loser can never gain prestige": France (3 commands, 2
+ * demoralised: 100) beats Burgundy with Milan's contingent (4 commands, none
+ * demoralised: 200). 100 - 200 is negative: France gets the floor of 40, the
+ * losers nothing. */
+static void test_audit_loser_never_gains(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	struct battle_party parties[] = {
+		{.player = w->bur, .side = 0, .contingent = NO_INDEX, .commands = 3},
+		{.player = w->mil, .side = 0, .contingent = 0, .commands = 1},
+		{.player = w->fra, .side = 1, .contingent = NO_INDEX, .commands = 3,
+		 .others_demoralised = 2},
+	};
+	struct battle_result r = {
+		.province = B, .winner_side = 1, .how = BATTLE_CONCEDED, .parties = parties,
+		.party_count = 3, .enemy_came_from = NO_INDEX, .retreat_choice = NO_INDEX,
+	};
+	dice_fixed_init(&w->dice, NULL, 0);
+	assert_int_equal(rules_apply_battle_result(c, &r, &w->dice.base, &w->log, NULL), RULES_OK);
+	assert_int_equal(fx_int(event_log_last(&w->log, "battle"), "award"), 40);
+	assert_int_equal(c->players[w->fra].battle_prestige, 40);
+	assert_int_equal(c->players[w->bur].battle_prestige, 0);
+	assert_int_equal(c->players[w->mil].battle_prestige, 0);
+	assert_int_equal(c->provinces[B].owner, w->fra);
+	assert_int_equal(c->players[w->bur].location, A);
+}
+
+/* Audit, 2.3 "During battle": 4 commands on Burgundy's side (3 + Milan's
+ * contingent), the C-in-C's counted twice: 5 shares. Equal values: the
+ * award is the floor of 40, Milan's normal share 8; the share may be
+ * negotiated up to twice that, 16 (Burgundy then gets 24), never 17. */
+static void test_audit_share_up_to_double(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	struct battle_party parties[] = {
+		{.player = w->bur, .side = 0, .contingent = NO_INDEX, .commands = 3},
+		{.player = w->mil, .side = 0, .contingent = 0, .commands = 1, .agreed_share = 17},
+		{.player = w->fra, .side = 1, .contingent = NO_INDEX, .commands = 3},
+	};
+	struct battle_result r = {
+		.province = B, .winner_side = 0, .how = BATTLE_DEMORALISED, .parties = parties,
+		.party_count = 3, .enemy_came_from = A, .retreat_choice = NO_INDEX,
+	};
+	struct rules_reason why;
+	assert_int_equal(rules_battle_check(c, &r, &why), RULES_REFUSED);
+	assert_string_equal(why.text, "the share agreed with milan must be between 8 and 16 prestige");
+	parties[1].agreed_share = 16;
+	dice_fixed_init(&w->dice, NULL, 0);
+	assert_int_equal(rules_apply_battle_result(c, &r, &w->dice.base, &w->log, NULL), RULES_OK);
+	assert_int_equal(c->players[w->bur].battle_prestige, 24);
+	assert_int_equal(c->players[w->mil].battle_prestige, 16);
+}
+
+/* Audit, 2.2.1 "Losses": the winning side has 6 routers, Burgundy's 5 Sp and
+ * Milan's 1 Sp: a third, 2, return. Evenly: 5/3 and 1/3; by default 2 and 0.
+ * The players may round Burgundy's 1.67 down and Milan's 0.33 up (1 and 1),
+ * but not change the total of 2. */
+static void test_audit_routers_fraction_to_ally(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	int bur_destroyed[T_COUNT] = {0, 0, 0, 0, 5, 0, 0};
+	int mil_destroyed[T_COUNT] = {0, 0, 0, 0, 1, 0, 0};
+	int bur_pick[T_COUNT] = {0, 0, 0, 0, 1, 0, 0};
+	int mil_pick[T_COUNT] = {0, 0, 0, 0, 1, 0, 0};
+	int mil_too_many[T_COUNT] = {0, 0, 0, 0, 2, 0, 0};
+	struct battle_party parties[] = {
+		{.player = w->bur, .side = 0, .contingent = NO_INDEX, .commands = 3,
+		 .destroyed = bur_destroyed},
+		{.player = w->mil, .side = 0, .contingent = 0, .commands = 1,
+		 .destroyed = mil_destroyed},
+		{.player = w->fra, .side = 1, .contingent = NO_INDEX, .commands = 3},
+	};
+	struct battle_result r = {
+		.province = B, .winner_side = 0, .how = BATTLE_DEMORALISED, .parties = parties,
+		.party_count = 3, .enemy_came_from = A, .retreat_choice = NO_INDEX,
+	};
+	assert_int_equal(rules_battle_check(c, &r, NULL), RULES_OK);
+	parties[0].returned_pick = bur_pick;
+	parties[1].returned_pick = mil_too_many;
+	assert_int_equal(rules_battle_check(c, &r, NULL), RULES_REFUSED);
+	parties[1].returned_pick = mil_pick;
+	dice_fixed_init(&w->dice, NULL, 0);
+	assert_int_equal(rules_apply_battle_result(c, &r, &w->dice.base, &w->log, NULL), RULES_OK);
+	assert_int_equal(c->players[w->bur].field.count[T_SP], 26);
+	assert_int_equal(c->players[w->bur].reserve.count[T_SP], 4);
+	assert_int_equal(c->contingents[0].troops.count[T_SP], 6);
+	assert_int_equal(c->players[w->mil].reserve.count[T_SP], 0);
+}
+
+/* Audit, 2.2.1 "Losses": an allied contingent whose general is killed is
+ * left with no general: it cannot stand alone and goes home (its owner's
+ * field army keeps its own general). The loser France, 1 command, its
+ * C-in-C killed: it retrieves one at once. */
+static void test_audit_contingent_general_killed(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	int mil_destroyed[T_COUNT] = {0, 1, 0, 0, 0, 0, 0};
+	int fra_destroyed[T_COUNT] = {1, 0, 0, 0, 0, 0, 0};
+	struct player *f = &c->players[w->fra];
+	fx_set(f->field.count, (const int[]){1, 0, 10, 10, 30, 16, 12});
+	struct battle_party parties[] = {
+		{.player = w->bur, .side = 0, .contingent = NO_INDEX, .commands = 3},
+		{.player = w->mil, .side = 0, .contingent = 0, .commands = 1,
+		 .destroyed = mil_destroyed},
+		{.player = w->fra, .side = 1, .contingent = NO_INDEX, .commands = 1,
+		 .c_in_c_demoralised = true, .destroyed = fra_destroyed},
+	};
+	struct battle_result r = {
+		.province = B, .winner_side = 0, .how = BATTLE_DEMORALISED, .parties = parties,
+		.party_count = 3, .enemy_came_from = A, .retreat_choice = NO_INDEX,
+	};
+	dice_fixed_init(&w->dice, NULL, 0);
+	assert_int_equal(rules_apply_battle_result(c, &r, &w->dice.base, &w->log, NULL), RULES_OK);
+	assert_int_equal(c->contingent_count, 0);
+	assert_int_equal(c->players[w->mil].field.count[T_SP], 30);
+	assert_int_equal(c->players[w->mil].field.count[T_SUB], 1);
+	assert_int_equal(c->players[w->mil].reserve.count[T_SUB], 1);
+	assert_int_equal(f->field.count[T_CINC], 1);
+	assert_int_equal(f->reserve.count[T_CINC], 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -349,6 +497,11 @@ int main(void)
 		T(test_bad_reports),
 		T(test_agreed_share_applied),
 		T(test_defender),
+		cmocka_unit_test(test_audit_command_table_beyond_7),
+		T(test_audit_loser_never_gains),
+		T(test_audit_share_up_to_double),
+		T(test_audit_routers_fraction_to_ally),
+		T(test_audit_contingent_general_killed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -352,6 +352,111 @@ static void test_shortest_path(void **state)
 	assert_int_equal(rules_shortest_path(w->c, w->bur, A, 99, path, 8), -1);
 }
 
+/* Audit, by hand from 2.1 "Forced marching": three stages cost 40 AP (one
+ * stage over the normal two), paid once, on the third stage. */
+static void test_audit_three_stages_cost_40(void **state)
+{
+	struct world *w = *state;
+	dice_fixed_init(&w->dice, NULL, 0);
+	const int path[] = {B, C, D};
+	struct move_order o = order(w, path, 3);
+	struct move_outcome out;
+	assert_int_equal(rules_move(w->c, &o, &w->dice.base, &w->log, &out, NULL), RULES_OK);
+	assert_int_equal(out.lost_half_ap, HALF_AP(40));
+	assert_int_equal(player_field_half_ap(&w->c->players[w->bur]), HALF_AP(440));
+	assert_int_equal(event_log_count(&w->log, "forced_march"), 1);
+	assert_int_equal(fx_int(event_log_last(&w->log, "forced_march"), "stage"), 3);
+	/* Contingents cannot forced march at all. */
+	o.kind = MOVE_CONTINGENT;
+	assert_int_equal(rules_move_check(w->c, &o, NULL), RULES_REFUSED);
+}
+
+/* One storm (first die 1) with `pips` on the second die against a field
+ * army of a lone C-in-C (the last general: never lost), `lh` LH(O), `kn`
+ * Kn(O) and 30 Sp(O). Returns the half AP lost; *mounted the mounted part. */
+static int audit_storm(struct world *w, int lh, int kn, int pips, int *mounted)
+{
+	struct player *p = &w->c->players[w->bur];
+	fx_set(p->field.count, (const int[]){1, 0, kn, lh, 30, 0, 0});
+	const int rolls[] = {1, pips};
+	dice_fixed_init(&w->dice, rolls, 2);
+	bool storm;
+	int lost = rules_sea_storm(w->c, w->bur, NO_INDEX, 1, NULL, &w->dice.base, &w->log, &storm);
+	assert_true(storm);
+	assert_int_equal(dice_fixed_left(&w->dice), 0);
+	assert_int_equal(p->field.count[T_CINC], 1);
+	*mounted = fx_int(event_log_last(&w->log, "loss"), "mounted_half_ap");
+	return lost;
+}
+
+/* Audit, 2.1 "Sea movement": 25 AP a pip; "the first 25 army points must be
+ * of mounted troops, if any are present". Worked by hand:
+ *  - no mounted troops (but the last general), 2 pips: 50 AP, all foot;
+ *  - 10 AP of mounted (2 LH), 2 pips: the 2 LH, then 40 AP of foot: 50 AP;
+ *  - 25 AP of mounted (5 LH), 1 pip: exactly the 5 LH;
+ *  - 60 AP of mounted (5 Kn at 12), 1 pip: 2 Kn are 24 < 25, so 3 Kn, 36 AP
+ *    (rounded against the player);
+ *  - 60 AP of mounted, 2 pips: 3 Kn (36) for the mounted 25, then 14 more:
+ *    3 Sp (15): 51 AP, the least that satisfies both. */
+static void test_audit_storm_mounted_share(void **state)
+{
+	struct world *w = *state;
+	struct player *p = &w->c->players[w->bur];
+	int mounted;
+	assert_int_equal(audit_storm(w, 0, 0, 2, &mounted), HALF_AP(50));
+	assert_int_equal(mounted, 0);
+	assert_int_equal(p->field.count[T_SP], 20);
+
+	assert_int_equal(audit_storm(w, 2, 0, 2, &mounted), HALF_AP(50));
+	assert_int_equal(mounted, HALF_AP(10));
+	assert_int_equal(p->field.count[T_LH], 0);
+	assert_int_equal(p->field.count[T_SP], 22);
+
+	assert_int_equal(audit_storm(w, 5, 0, 1, &mounted), HALF_AP(25));
+	assert_int_equal(mounted, HALF_AP(25));
+	assert_int_equal(p->field.count[T_LH], 0);
+	assert_int_equal(p->field.count[T_SP], 30);
+
+	assert_int_equal(audit_storm(w, 0, 5, 1, &mounted), HALF_AP(36));
+	assert_int_equal(mounted, HALF_AP(36));
+	assert_int_equal(p->field.count[T_KN], 2);
+	assert_int_equal(p->field.count[T_SP], 30);
+
+	assert_int_equal(audit_storm(w, 0, 5, 2, &mounted), HALF_AP(51));
+	assert_true(mounted >= HALF_AP(25));
+	assert_int_equal(p->field.count[T_KN], 2);
+	assert_int_equal(p->field.count[T_SP], 27);
+}
+
+/* Audit, 2.1 "Supply": next to a city of a player who permits it; and a
+ * force that forced its way and ends out of supply takes one set of losses
+ * only. Burgundy forces its way through French H (a 3: 120 AP) to X, French,
+ * next to H only: out of supply, but no second roll. */
+static void test_audit_forced_passage_then_out_of_supply(void **state)
+{
+	struct world *w = *state;
+	struct player *p = &w->c->players[w->bur];
+	static const int three[] = {3};
+	dice_fixed_init(&w->dice, three, 1);
+	const int path[] = {H, X};
+	struct move_order o = order(w, path, 2);
+	o.kind = MOVE_INVADE;
+	o.force_passage = true;
+	struct move_outcome out;
+	assert_int_equal(rules_move(w->c, &o, &w->dice.base, &w->log, &out, NULL), RULES_OK);
+	assert_true(out.forced_passage);
+	assert_int_equal(out.lost_half_ap, HALF_AP(120));
+	assert_int_equal(p->location, X);
+	assert_false(rules_in_supply(w->c, w->bur, NULL));
+	assert_int_equal(rules_supply_check(w->c, w->bur, NULL, out.forced_passage, NULL,
+					    &w->dice.base, &w->log), 0);
+	assert_int_equal(dice_fixed_left(&w->dice), 0);
+	assert_int_equal(player_field_half_ap(p), HALF_AP(360));
+	/* France permitting supply: H, next to X, is a permitting player's city. */
+	bool supply[2] = {false, true};
+	assert_true(rules_in_supply(w->c, w->bur, supply));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -361,6 +466,8 @@ int main(void)
 		T(test_storm_halt_and_return), T(test_storm_fewer_than_25_mounted),
 		T(test_hostile_passage), T(test_field_army_bars_the_way), T(test_neutral_forced),
 		T(test_order_of_losses), T(test_supply), T(test_move_option), T(test_shortest_path),
+		T(test_audit_three_stages_cost_40), T(test_audit_storm_mounted_share),
+		T(test_audit_forced_passage_then_out_of_supply),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

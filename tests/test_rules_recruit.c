@@ -201,6 +201,51 @@ static void test_province_prestige(void **state)
 	assert_int_equal(rules_province_prestige(w->c, w->fra), 4);
 }
 
+/* Audit, 3.1 "Recruitment": 4 provinces: 40 AP. Sp is 2 under its minimum
+ * (18 of 20): 2 Sp and 2 Kn (34 AP) are allowed; 1 Sp and 2 Kn, or 3 Kn,
+ * are not (the shortfall first); 8 Sp (40 AP) are; 2 Sp and 3 Kn (46 AP)
+ * exceed the allowance. Under a ceiling of 400 AP (six quiet years) the
+ * 384 AP army may take 3 Sp (399) but not 4 (404). */
+static void test_audit_recruitment_cases(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	struct player *b = &c->players[w->bur];
+	assert_int_equal(player_field_half_ap(b), HALF_AP(384));
+	int take[T_COUNT] = {0};
+	fx_set(take, (const int[]){0, 0, 2, 0, 2, 0, 0});
+	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_OK);
+	fx_set(take, (const int[]){0, 0, 2, 0, 1, 0, 0});
+	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_REFUSED);
+	fx_set(take, (const int[]){0, 0, 3, 0, 0, 0, 0});
+	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_REFUSED);
+	fx_set(take, (const int[]){0, 0, 0, 0, 8, 0, 0});
+	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_OK);
+	fx_set(take, (const int[]){0, 0, 3, 0, 2, 0, 0});
+	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_REFUSED);
+	b->cap_half_ap = rules_profound_peace_cap(b->original_half_ap, 6);
+	fx_set(take, (const int[]){0, 0, 0, 0, 3, 0, 0});
+	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_OK);
+	fx_set(take, (const int[]){0, 0, 0, 0, 4, 0, 0});
+	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_REFUSED);
+	assert_int_equal(rules_recruit(c, w->bur, (const int[]){0, 0, 0, 0, 3, 0, 0}, &w->log,
+				       NULL), RULES_OK);
+	assert_int_equal(player_field_half_ap(b), HALF_AP(399));
+}
+
+/* Audit, 3.2 "Prestige for provinces": only direct tributaries count. With
+ * France made Venice's tributary, Burgundy still has 24 (its own 6 + 6 + 4 +
+ * 4 and Venice's 2 + 2, not France's G); Venice 6 + 4 + 2 (G) = 12. */
+static void test_audit_prestige_direct_tributaries_only(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	c->players[w->fra].overlord = w->ven;
+	assert_int_equal(rules_province_prestige(c, w->bur), 24);
+	assert_int_equal(rules_province_prestige(c, w->ven), 12);
+	assert_int_equal(rules_province_prestige(c, w->fra), 4);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -208,6 +253,7 @@ int main(void)
 		T(test_allowance), T(test_minimums_first), T(test_allowance_is_a_maximum),
 		T(test_retrieve_general), T(test_change_army), T(test_profound_peace_cap),
 		T(test_profound_peace_years), T(test_province_prestige),
+		T(test_audit_recruitment_cases), T(test_audit_prestige_direct_tributaries_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,6 +242,84 @@ static void test_sally_and_lifting(void **state)
 	assert_int_equal(event_log_count(&w->log, "siege_lifted"), 1);
 }
 
+/* Audit, 2.2 "Siege", without the defender's army inside (France stays in
+ * C): the rounds need 5, 4, 3, 2. Rolls 4, 3, 2 fail, each costing
+ * Burgundy's field army 40 AP (480 -> 360) and nothing to Milan's contingent
+ * with it; the fourth year a 2 takes B. */
+static void test_audit_four_rounds_no_army(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	int mil = fx_player(c, "milan", A);
+	grow_array((void **)&c->contingents, &c->contingent_cap, 1, sizeof *c->contingents);
+	struct contingent *ct = &c->contingents[0];
+	memset(ct, 0, sizeof *ct);
+	ct->owner = mil;
+	ct->with_player = w->bur;
+	ct->sent_year = c->year;
+	troops_alloc(&ct->troops, T_COUNT);
+	fx_set(ct->troops.count, (const int[]){0, 1, 0, 0, 6, 0, 0});
+	c->contingent_count = 1;
+	c->players[mil].field.count[T_SUB] = 1;
+	c->players[mil].field.count[T_SP] = 24;
+	c->players[w->bur].location = B;
+	static const int rolls[] = {4, 3, 2, 2};
+	static const int needed[] = {5, 4, 3, 2};
+	dice_fixed_init(&w->dice, rolls, 4);
+	bool captured = false;
+	for (int round = 0; round < 4; round++) {
+		assert_int_equal(rules_siege_round(c, w->bur, B, NULL, &w->dice.base, &w->log,
+						   &captured, NULL), RULES_OK);
+		assert_int_equal(fx_int(event_log_last(&w->log, "siege_round"), "needed"),
+				 needed[round]);
+		assert_int_equal(captured, round == 3);
+		c->year++;
+	}
+	assert_int_equal(player_field_half_ap(&c->players[w->bur]), HALF_AP(360));
+	assert_int_equal(troops_half_ap(&c->players[mil].list, &c->contingents[0].troops),
+			 HALF_AP(58));
+	assert_int_equal(c->provinces[B].owner, w->bur);
+	assert_int_equal(c->players[w->fra].location, C);
+}
+
+/* Audit, 2.2 "Siege" with the defender's army inside: 6, 5, 4, 3; with
+ * siege_floor 4 the fourth round needs 4, not 3. Moving away and coming
+ * back starts the count again. */
+static void test_audit_army_inside_floor_and_restart(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	c->players[w->fra].location = B;
+	c->players[w->bur].location = B;
+	assert_int_equal(rules_siege_needed_score(c, B, 0), 6);
+	assert_int_equal(rules_siege_needed_score(c, B, 1), 5);
+	assert_int_equal(rules_siege_needed_score(c, B, 2), 4);
+	assert_int_equal(rules_siege_needed_score(c, B, 3), 3);
+	c->settings.siege_floor = 4;
+	assert_int_equal(rules_siege_needed_score(c, B, 3), 4);
+	c->settings.siege_floor = 1;
+	static const int rolls[] = {5, 5};
+	dice_fixed_init(&w->dice, rolls, 2);
+	bool captured = true;
+	assert_int_equal(rules_siege_round(c, w->bur, B, NULL, &w->dice.base, &w->log, &captured,
+					   NULL), RULES_OK);
+	assert_false(captured);
+	/* Burgundy goes home and back: the siege was lifted. */
+	const int home[] = {A}, back[] = {B};
+	struct move_order mo = {.player = w->bur, .contingent = NO_INDEX, .kind = MOVE_FRIENDLY,
+				.path = home, .stages = 1};
+	assert_int_equal(rules_move(c, &mo, &w->dice.base, &w->log, NULL, NULL), RULES_OK);
+	assert_int_equal(rules_find_siege(c, B, w->bur), -1);
+	mo.kind = MOVE_INVADE;
+	mo.path = back;
+	assert_int_equal(rules_move(c, &mo, &w->dice.base, &w->log, NULL, NULL), RULES_OK);
+	c->year++;
+	assert_int_equal(rules_siege_round(c, w->bur, B, NULL, &w->dice.base, &w->log, &captured,
+					   NULL), RULES_OK);
+	assert_int_equal(fx_int(event_log_last(&w->log, "siege_round"), "needed"), 6);
+	assert_false(captured);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -249,6 +327,7 @@ int main(void)
 		T(test_needed_score), T(test_may_attack), T(test_invade),
 		T(test_siege_fails_then_captures), T(test_siege_fourth_year_army_inside),
 		T(test_capture_knocks_out), T(test_defend), T(test_sally_and_lifting),
+		T(test_audit_four_rounds_no_army), T(test_audit_army_inside_floor_and_restart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

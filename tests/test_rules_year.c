@@ -267,6 +267,50 @@ static void test_player_leaves(void **state)
 	assert_int_equal(rules_player_leaves(c, 0, false, &w->log, &why), RULES_REFUSED);
 }
 
+/* Audit, 3.1 "Profound peace", through the year cycle: Burgundy fights no
+ * battle or siege in 1450, 1451 and 1452: from 1453 its ceiling is 440 AP.
+ * Castile's contingent fights in 1450 (it takes part); Castile is then quiet
+ * 1451 to 1456: 440 AP from 1454 and 400 AP from 1457. */
+static void test_audit_profound_peace_years(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	struct player *b = &c->players[1], *ca = &c->players[2];
+	for (int year = 1450; year <= 1457; year++) {
+		c->year = year;
+		rules_year_prepare(c, NULL, &w->log);
+		assert_int_equal(b->cap_half_ap, HALF_AP(year >= 1456 ? 400 : year >= 1453 ? 440 : 480));
+		assert_int_equal(ca->cap_half_ap, HALF_AP(year >= 1457 ? 400 : year >= 1454 ? 440 : 480));
+		if (year == 1450)
+			ca->fought_this_year = true;
+	}
+	assert_int_equal(player_field_half_ap(b), HALF_AP(400));
+	assert_int_equal(player_reserve_half_ap(b), HALF_AP(80));
+}
+
+/* Audit, 3.2 "Leaving game": knocked out keeps the prestige gained (but gets
+ * no more for provinces); leaving without a replacement loses it all. */
+static void test_audit_knocked_out_vs_leaving(void **state)
+{
+	struct world *w = *state;
+	struct campaign *c = w->c;
+	c->players[1].battle_prestige = 105;
+	c->players[1].province_prestige = 12;
+	c->players[2].battle_prestige = 105;
+	c->players[2].province_prestige = 12;
+	rules_capture_province(c, PB, 0, RULE_SIEGE, &w->log);
+	assert_int_equal(c->players[1].status, PLAYER_OUT);
+	assert_int_equal(rules_player_score(c, 1), 117);
+	assert_int_equal(rules_province_prestige(c, 1), 0);
+	assert_int_equal(rules_player_leaves(c, 2, false, &w->log, NULL), RULES_OK);
+	assert_int_equal(rules_player_score(c, 2), 0);
+	assert_int_equal(c->provinces[PC].owner, NO_INDEX);
+	/* Replaced: the nation goes on with its prestige. */
+	c->players[3].battle_prestige = 40;
+	assert_int_equal(rules_player_leaves(c, 3, true, &w->log, NULL), RULES_OK);
+	assert_int_equal(rules_player_score(c, 3), 40);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -274,6 +318,7 @@ int main(void)
 		T(test_sequence_of_play), T(test_sequence_rejection), T(test_year_cycle_and_end),
 		T(test_winners), T(test_tributary_chain), T(test_overlord_knocked_out),
 		T(test_player_leaves), T(test_year_prepare_rolls_nothing),
+		T(test_audit_profound_peace_years), T(test_audit_knocked_out_vs_leaving),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
