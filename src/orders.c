@@ -90,6 +90,19 @@ static void tok_push(struct parser *p, const char *line, size_t off, size_t len,
 	t->comma = comma;
 }
 
+/* Length of the double quote mark at s, 0 if none. Phones and word
+ * processors replace '"' by typographic quotes as the player types:
+ * U+201C, U+201D and U+201E quote a name just as well. */
+static size_t quote_mark_len(const char *s)
+{
+	if (s[0] == '"')
+		return 1;
+	if ((unsigned char)s[0] == 0xE2 && (unsigned char)s[1] == 0x80 &&
+	    (unsigned char)s[2] >= 0x9C && (unsigned char)s[2] <= 0x9E)
+		return 3;
+	return 0;
+}
+
 /* Splits a line into words, commas and "quoted names". A '#' that starts a
  * word starts a comment. */
 static void tokenize(struct parser *p, const char *line)
@@ -108,16 +121,19 @@ static void tokenize(struct parser *p, const char *line)
 			i++;
 			continue;
 		}
-		if (line[i] == '"') {
+		size_t open_len = quote_mark_len(line + i);
+		if (open_len) {
 			/* a doubled quote inside stands for one: "Robert's ""Keep""" */
-			size_t j = i + 1;
+			size_t j = i + open_len;
 			bool doubled = false;
-			while (line[j] && (line[j] != '"' || line[j + 1] == '"')) {
+			while (line[j] && (!quote_mark_len(line + j) ||
+					   (line[j] == '"' && line[j + 1] == '"'))) {
 				doubled |= line[j] == '"';
 				j += line[j] == '"' ? 2 : 1;
 			}
-			size_t len = j - i + (line[j] == '"');
-			tok_push(p, line, i, len, i + 1, j - i - 1, true, false);
+			size_t close_len = quote_mark_len(line + j);
+			size_t len = j - i + close_len;
+			tok_push(p, line, i, len, i + open_len, j - i - open_len, true, false);
 			if (doubled) {
 				struct tok *t = &p->toks[p->ntok - 1];
 				char *w = t->s;
@@ -1390,6 +1406,67 @@ static void parse_line(struct parser *p, char *line, int lineno)
 		p->player = p->set->player;
 }
 
+/* True if the line may continue the order on the line before it: it is
+ * not blank, not a comment and does not start with a keyword (nor nearly
+ * spell one). */
+static bool is_continuation(struct parser *p, const char *line)
+{
+	tokenize(p, line);
+	size_t words;
+	bool cont = p->ntok > 0 && !keyword_find(p, &words) && !keyword_near_miss(p);
+	toks_clear(p);
+	return cont;
+}
+
+/* Drop the order parse_line just added, to parse its line again. */
+static void pop_order(struct parser *p)
+{
+	order_free(&p->set->orders[--p->set->count]);
+	p->o = NULL;
+}
+
+/* Clients that wrap long lines (Outlook's plain text at 76 columns, any
+ * client sending without format=flowed) cut an order in two: "SEND
+ * CONTINGENT ... WITH 4" then "Archers, ...". When an order line is in
+ * error or ends with a comma, and the next line starts with no keyword, the
+ * two are read as one line; if that reads without error it is the order,
+ * else both lines are read alone as before. Lines carrying a secret are
+ * never joined.
+ * Returns the number of extra lines consumed (0 or 1). */
+static int parse_line_wrapped(struct parser *p, char *line, int lineno, const char *next,
+			      size_t next_len)
+{
+	bool seen = p->seen_order;
+	parse_line(p, line, lineno);
+	struct order *o = p->set->count ? &p->set->orders[p->set->count - 1] : NULL;
+	size_t line_len = strlen(line);
+	bool cut_list = line_len > 0 && line[line_len - 1] == ',';
+	if (!o || o->line != lineno || o->kind == ORDER_NONE ||
+	    (o->status != ORDER_ERROR && !cut_list) ||
+	    o->kind == ORDER_PLAYER || o->kind == ORDER_ORGANISER || o->kind == ORDER_PASSWORD ||
+	    !next || next_len == 0 || line_len + 1 + next_len > ORDERS_LINE_MAX)
+		return 0;
+	char *cont = utf8_clean(next, next_len);
+	str_trim(cont);
+	int used = 0;
+	if (is_continuation(p, cont)) {
+		char *joined = xasprintf("%s %s", line, cont);
+		pop_order(p);
+		p->seen_order = seen;
+		parse_line(p, joined, lineno);
+		if (p->set->orders[p->set->count - 1].status == ORDER_OK) {
+			used = 1;
+		} else {
+			pop_order(p);
+			p->seen_order = seen;
+			parse_line(p, line, lineno);
+		}
+		free(joined);
+	}
+	free(cont);
+	return used;
+}
+
 static void names_build(struct parser *p)
 {
 	const struct campaign *c = p->c;
@@ -1447,11 +1524,19 @@ size_t orders_parse(const char *text, const struct campaign *c, int player, stru
 		} else {
 			char *line = utf8_clean(s, len);
 			str_trim(line);
-			parse_line(&p, line, lineno);
+			const char *next = nl ? nl + 1 : NULL;
+			size_t next_len = next ? strcspn(next, "\n") : 0;
+			int extra = parse_line_wrapped(&p, line, lineno, next, next_len);
 			free(line);
 			if (out->count && out->orders[out->count - 1].kind == ORDER_END &&
 			    out->orders[out->count - 1].line == lineno)
 				stop = true;
+			if (extra) {
+				lineno++;
+				s = next + next_len;
+				nl = *s == '\n' ? s : NULL;
+				len = 0;
+			}
 		}
 		s = nl ? nl + 1 : s + len;
 	}

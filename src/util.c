@@ -180,6 +180,16 @@ char *name_fold(const char *utf8)
 		}
 		bool space = cp == ' ' || cp == '\t' || cp == '_' || cp == '-' || cp == 0xA0 ||
 			     cp == '\r' || cp == '\n';
+		/* Apple Mail and macOS keyboards send accents decomposed ("I" then
+		 * U+0302): the combining mark folds away like the precomposed one. */
+		bool combining_mark = cp >= 0x300 && cp <= 0x36F;
+		/* Phones and word processors turn the apostrophe typographic. */
+		if (cp == 0x2018 || cp == 0x2019)
+			cp = '\'';
+		if (combining_mark) {
+			s += len;
+			continue;
+		}
 		if (space) {
 			pending_space = sb.len > 0;
 		} else {

@@ -35,8 +35,11 @@ char *strbuf_take(struct strbuf *sb);
 void strbuf_free(struct strbuf *sb);
 
 /* Names as players type them: lowercase ASCII, Latin-1 accents folded
- * ("Genève" -> "geneve"), runs of spaces, '_' and '-' collapsed to one space,
- * leading/trailing space dropped. Input is UTF-8. Caller frees. */
+ * ("Genève" -> "geneve"), decomposed accents too (combining marks U+0300 to
+ * U+036F are dropped: "Ge" U+0300 "neve" -> "geneve"), typographic
+ * apostrophes U+2018/U+2019 read as "'", runs of spaces, '_' and '-'
+ * collapsed to one space, leading/trailing space dropped. Input is UTF-8.
+ * Caller frees. */
 char *name_fold(const char *utf8);
 /* True if a and b are the same name after name_fold. */
 bool name_equal(const char *a, const char *b);

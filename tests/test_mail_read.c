@@ -90,6 +90,58 @@ static void test_thunderbird_flowed(void **state)
 	mail_info_free(&m);
 }
 
+/* Apple Mail: format=flowed with delsp=yes, quoted-printable, and accents
+ * decomposed (I + U+0302): the reader keeps them as sent, name matching
+ * folds them. */
+static void test_applemail_flowed_nfd(void **state)
+{
+	(void)state;
+	struct mail_info m;
+	read_file_mail("applemail-flowed-nfd.eml", &m);
+	assert_string_equal(m.text, "PLAYER burgundy 8WJS-MGCV-VGJZ-FETZ\n"
+				    "INVADE I\xcc\x82le-de-France\n"
+				    "IF INVADED Flanders RETREAT TO Brabant\n"
+				    "RETREAT PREFER Brabant, Lie\xcc\x80ge, Cologne\n"
+				    "\n"
+				    "Pieter\n");
+	assert_int_equal(m.warning_count, 0);
+	assert_personal(&m);
+	mail_info_free(&m);
+}
+
+/* iOS Mail: typographic quotes around names, "Sent from my iPhone" cut. */
+static void test_ios_smart_quotes(void **state)
+{
+	(void)state;
+	struct mail_info m;
+	read_file_mail("ios-smart-quotes.eml", &m);
+	assert_string_equal(m.text, "PLAYER burgundy 8WJS-MGCV-VGJZ-FETZ\n"
+				    "INVADE \xe2\x80\x9c\xc3\x8ele-de-France\xe2\x80\x9d\n"
+				    "RETREAT PREFER \xe2\x80\x9c" "Brabant\xe2\x80\x9d\n");
+	assert_personal(&m);
+	mail_info_free(&m);
+}
+
+/* Outlook desktop: the text/plain alternative is wrapped at 76 columns, so
+ * the SEND CONTINGENT order arrives on two lines (the order parser joins
+ * them); =E8 is the Windows-1252 e grave. */
+static void test_outlook_desktop_wrapped(void **state)
+{
+	(void)state;
+	struct mail_info m;
+	read_file_mail("outlook-desktop-wrapped.eml", &m);
+	assert_string_equal(m.text, "PLAYER burgundy 8WJS-MGCV-VGJZ-FETZ\n"
+				    "SEND CONTINGENT TO Holy Roman Empire VIA Brabant, Li\xc3\xa8ge, Cologne WITH 4\n"
+				    "Archers, 2 Knights and squires GENERAL Household captains\n"
+				    "IF INVADED ANY RETREAT TO Brabant\n"
+				    "\n"
+				    "Best regards,\n"
+				    "Pieter\n");
+	assert_false(has_warning(&m, "HTML converted to text"));
+	assert_personal(&m);
+	mail_info_free(&m);
+}
+
 static void test_gmail_alternative_qp(void **state)
 {
 	(void)state;
@@ -541,6 +593,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thunderbird_flowed),
 		cmocka_unit_test(test_gmail_alternative_qp),
+		cmocka_unit_test(test_applemail_flowed_nfd),
+		cmocka_unit_test(test_ios_smart_quotes),
+		cmocka_unit_test(test_outlook_desktop_wrapped),
 		cmocka_unit_test(test_outlook_html_1252),
 		cmocka_unit_test(test_applemail_latin1_base64),
 		cmocka_unit_test(test_iphone_reply),

@@ -371,6 +371,71 @@ static void test_forgiving_names(void **state)
 	assert_int_equal(set.orders[1].province, GENEVE);
 	assert_int_equal(set.orders[2].province, GENEVE);
 	orders_set_free(&set);
+
+	/* as a phone sends them: typographic quotes around a name (U+201C,
+	 * U+201D, and U+201E), decomposed accents (e + U+0300) */
+	orders_parse("PLAYER burgundy pw123456\n"
+		     "INVADE \xe2\x80\x9c" "Calais\xe2\x80\x9d\n"
+		     "RETREAT PREFER \xe2\x80\x9e" "Artois\xe2\x80\x9c, Flanders\n"
+		     "IF INVADED Artois RETREAT TO \xe2\x80\x9c" "Flanders\"\n"
+		     "INVADE Gene\xcc\x80ve\n", c, -1, &set);
+	assert_int_equal(set.errors, 0);
+	assert_int_equal(set.orders[1].province, CALAIS);
+	assert_int_equal(set.orders[2].via_count, 2);
+	assert_int_equal(set.orders[2].via[0], ARTOIS);
+	assert_int_equal(set.orders[2].via[1], FLANDERS);
+	assert_int_equal(set.orders[3].retreat_to, FLANDERS);
+	assert_int_equal(set.orders[4].province, GENEVE);
+	orders_set_free(&set);
+}
+
+/* A client that wraps long lines cuts an order in two: the two lines are
+ * read as one when the first is in error alone or ends with a comma, and
+ * the second starts with no keyword. */
+static void test_wrapped_lines(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	orders_parse("PLAYER burgundy pw123456\n"
+		     "SEND CONTINGENT TO england WITH 1 Cv(O) general,\n"
+		     "4 Bw(O)\n"
+		     "RETREAT PREFER Artois,\n"
+		     "Flanders\n", c, -1, &set);
+	assert_int_equal(set.errors, 0);
+	assert_int_equal(set.count, 3);
+	const struct order *o = &set.orders[1];
+	assert_int_equal(o->kind, ORDER_SEND_CONTINGENT);
+	assert_int_equal(o->line, 2);
+	assert_string_equal(o->text, "SEND CONTINGENT TO england WITH 1 Cv(O) general, 4 Bw(O)");
+	assert_int_equal(o->item_count, 2);
+	assert_int_equal(set.orders[2].line, 4);
+	assert_int_equal(set.orders[2].via_count, 2);
+	orders_set_free(&set);
+
+	/* a complete line is not joined; nor is a line that starts an order,
+	 * nor one whose join is still wrong: each stays an error of its own */
+	orders_parse("PLAYER burgundy pw123456\n"
+		     "INVADE Calais\n"
+		     "Artois\n"
+		     "RETREAT PREFER\n"
+		     "STATUS\n"
+		     "INVADE\n"
+		     "Nowhere at all\n"
+		     "NO MOVE\n", c, -1, &set);
+	assert_int_equal(set.count, 8);
+	assert_int_equal(set.orders[1].status, ORDER_OK);
+	assert_int_equal(set.orders[2].status, ORDER_ERROR);
+	assert_int_equal(set.orders[3].status, ORDER_ERROR);
+	assert_int_equal(set.orders[4].kind, ORDER_STATUS);
+	assert_int_equal(set.orders[5].status, ORDER_ERROR);
+	assert_int_equal(set.orders[6].status, ORDER_ERROR);
+	assert_int_equal(set.orders[6].line, 7);
+	orders_set_free(&set);
+
+	/* the PLAYER line is never joined: its last word is the password */
+	orders_parse("PLAYER burgundy\npw123456\n", c, -1, &set);
+	assert_null(set.password);
+	orders_set_free(&set);
 }
 
 static void test_did_you_mean(void **state)
@@ -1122,6 +1187,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_kind_parses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_organiser_orders, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forgiving_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrapped_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_did_you_mean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lines_before_and_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multi_word_provinces, setup, teardown),

@@ -24,6 +24,13 @@ static void test_name_fold(void **state)
 	free(f);
 	assert_true(name_equal("Köln", "koln"));
 	assert_false(name_equal("Koln", "Kolin"));
+	/* decomposed accents as macOS and iOS send them: I + U+0302 */
+	f = name_fold("I\xcc\x82le-de-France Lie\xcc\x80ge");
+	assert_string_equal(f, "ile de france liege");
+	free(f);
+	/* a typographic apostrophe is the typed one */
+	assert_true(name_equal("Gendarmes d\xe2\x80\x99ordonnance", "gendarmes d'ordonnance"));
+	assert_false(name_equal("Gendarmes d\xe2\x80\x99ordonnance", "gendarmes dordonnance"));
 }
 
 static void test_name_lookup(void **state)
