@@ -420,9 +420,10 @@ static const struct order *if_invaded(const struct order_set *set, int province)
 	return any;
 }
 
-/* Allies on call (rules 2.2, 2.3), in this model the tributary relations
- * only: a side's direct tributaries and its overlord, when they are not
- * bound to the other side too (they may not attack it). */
+/* Allies on call (rules 2.2, 2.3): a side's direct tributaries and its
+ * overlord, when they are not bound to the other side too (they may not
+ * attack it). Other players are called only when they agreed in advance
+ * (may_volunteer). */
 static bool ally_of(const struct campaign *c, int ally, int side, int enemy)
 {
 	if (!active(c, ally) || ally == side || ally == enemy)
@@ -455,6 +456,22 @@ static int ally_answer(const struct order_set *set, int side, const struct order
 	if (*contingent)
 		return 1;
 	return yes ? 0 : -1;
+}
+
+/* May `ally`, bound to neither side, be called for `side` against `enemy`
+ * as a player who agreed in advance (rules 1.4 Ally: any player may help)?
+ * Only if he has not moved or invaded this year: the Ally option excludes
+ * the others (one who already sent a contingent may send more). Whether
+ * he agreed is his standing CONTINGENT FOR (ally_answer); he is never
+ * asked. */
+static bool may_volunteer(const struct campaign *c, int ally, int side, int enemy)
+{
+	if (!active(c, ally) || ally == side || ally == enemy)
+		return false;
+	if (rules_tributary_related(c, ally, side) || rules_tributary_related(c, ally, enemy))
+		return false;
+	int option = c->players[ally].movement_option;
+	return option == OPTION_NONE || option == OPTION_ALLY;
 }
 
 /* Orders carried into a new phase: the standing orders and those sent in
@@ -870,9 +887,36 @@ static void send_on_call(struct year_run *r, int ally, int side, const struct or
 	free(supply);
 }
 
+/* A player who agreed in advance to help `side` (o: his standing
+ * CONTINGENT FOR side, or NULL) sends that contingent, unless he agreed to
+ * help `enemy` too: he cannot take both sides, so he sends nothing and is
+ * told so once (when `tell`). */
+static void volunteer(struct year_run *r, int ally, int side, int enemy, bool tell,
+		      const struct order_set *set, const struct order *o)
+{
+	if (!o)
+		return;
+	const struct order *other;
+	if (ally_answer(set, enemy, &other) == 1) {
+		if (tell) {
+			char *text = orders_format_one(o, r->c, ally);
+			char *why = xasprintf("%s has a standing CONTINGENT FOR both sides of the "
+					      "battle between %s and %s: no contingent is sent",
+					      pkey(r->c, ally), pkey(r->c, side), pkey(r->c, enemy));
+			refused(r, ally, text, why);
+			free(why);
+			free(text);
+		}
+		return;
+	}
+	send_on_call(r, ally, side, o);
+}
+
 /* Before a battle: each side's allies answer by standing order at once;
  * the others are asked (a decision with its deadline; silence: no
- * contingent). The battle starts when all have answered. */
+ * contingent). Players who agreed in advance send their standing
+ * contingent and are never asked. The battle starts when all have
+ * answered. */
 static void call_allies(struct year_run *r, int attacker, int defender, int province,
 			int came_from)
 {
@@ -882,12 +926,18 @@ static void call_allies(struct year_run *r, int attacker, int defender, int prov
 	for (int k = 0; k < 2; k++) {
 		int side = side_of[k], enemy = side_of[1 - k];
 		for (size_t a = 0; a < c->player_count; a++) {
-			if (!ally_of(c, (int)a, side, enemy))
+			bool tributary = ally_of(c, (int)a, side, enemy);
+			if (!tributary && !may_volunteer(c, (int)a, side, enemy))
 				continue;
 			struct order_set set;
 			load_orders(r, (int)a, &set);
 			const struct order *o;
 			int answer = ally_answer(&set, side, &o);
+			if (!tributary) {
+				volunteer(r, (int)a, side, enemy, k == 0, &set, answer == 1 ? o : NULL);
+				orders_set_free(&set);
+				continue;
+			}
 			if (answer == 1)
 				send_on_call(r, (int)a, side, o);
 			orders_set_free(&set);
@@ -1124,6 +1174,20 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 	memset(&out, 0, sizeof out);
 	event_emit(r->log, "turn_order", RULE_GAME_YEAR, "{s:s, s:s}", "player", pkey(c, mover),
 		   "order", text ? text : "NO MOVE");
+	/* A contingent sent on call during another player's turn is easily
+	 * forgotten: name the option taken rather than the rules' bare refusal. */
+	if ((o->kind == ORDER_MOVE || o->kind == ORDER_INVADE) &&
+	    c->players[mover].movement_option == OPTION_ALLY) {
+		char *reason = xasprintf("%s has already taken the Ally movement option this "
+					 "year (a contingent was sent): no INVADE or MOVE until "
+					 "next year", pkey(c, mover));
+		refused(r, mover, text, reason);
+		free(reason);
+		free(text);
+		free(passage);
+		free(supply);
+		return false;
+	}
 	switch (o->kind) {
 	case ORDER_MOVE: {
 		struct move_order m = {.player = mover, .contingent = NO_INDEX,

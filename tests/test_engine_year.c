@@ -32,6 +32,9 @@
 #define SAVOY_PW "SAV0-1XYZ-7KQM-2XRT"
 #define ORGANISER_PW "ORGA-0002-SECRET"
 #define SEED "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+/* With three players SEED gives the sequence burgundy, france, savoy; this
+ * one savoy, france, burgundy. */
+#define SAVOY_FIRST_SEED "500102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
 struct fixture {
 	char dir[64];
@@ -829,6 +832,169 @@ static void test_allies_asked(void **state)
 	campaign_free(c);
 }
 
+/* The reason of the first order_refused event of `player` in `year`
+ * (allocated), or NULL; *count gets how many there were. */
+static char *refusal_of(struct fixture *f, int year, const char *player, size_t *count)
+{
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, year, &events, NULL), STORE_OK);
+	char *reason = NULL;
+	size_t i;
+	json_t *ev;
+	*count = 0;
+	json_array_foreach(events, i, ev) {
+		if (strcmp(json_string_value(json_object_get(ev, "kind")), "order_refused") != 0)
+			continue;
+		const char *who = json_string_value(json_object_get(ev, "player"));
+		if (!who || strcmp(who, player) != 0)
+			continue;
+		if (!reason)
+			reason = xstrdup(json_string_value(json_object_get(ev, "reason")));
+		(*count)++;
+	}
+	json_decref(events);
+	return reason;
+}
+
+/* The sequence of play of the year that has just started, as "a b c". */
+static void assert_sequence(struct fixture *f, const char *expected)
+{
+	json_t *st = year_state(f);
+	struct strbuf sb = {0};
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(st, "sequence"), i, v)
+		strbuf_printf(&sb, "%s%s", i ? " " : "", json_string_value(v));
+	char *got = strbuf_take(&sb);
+	assert_string_equal(got, expected);
+	free(got);
+	json_decref(st);
+}
+
+/* Allies who agreed in advance: Savoy, bound to nobody, has a standing
+ * CONTINGENT FOR france; when Burgundy invades Paris and France gives
+ * battle, Savoy's contingent is sent at once (not as a tributary's order,
+ * nobody is asked), takes Savoy's option for the year (Ally) and rolls to
+ * arrive. */
+static void test_allies_volunteer(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "NO MOVE\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	assert_sequence(f, "burgundy france savoy");
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[2].overlord, NO_INDEX);
+	assert_int_equal(c->players[2].movement_option, OPTION_ALLY);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(c->contingents[0].owner, 2);
+	assert_int_equal(c->contingents[0].with_player, 1);
+	/* 25 AP for the general, 2 x 9 AP of knights, out of Savoy's field */
+	assert_int_equal(troops_half_ap(&c->players[2].list, &c->contingents[0].troops),
+			 HALF_AP(25 + 18));
+	assert_int_equal(player_field_half_ap(&c->players[2]),
+			 HALF_AP(2 * 25 + 20 * 9) - HALF_AP(25 + 18));
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "contingent_sent"), 1);
+	assert_int_equal(events_of(f, 1450, "tributary_order"), 0);
+	assert_int_equal(events_of(f, 1450, "contingent_arrival"), 1);
+	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+}
+
+/* Savoy invaded Calais in his turn, before Burgundy's: he has taken
+ * another movement option, so his standing CONTINGENT FOR france is not
+ * called (not even tried and refused) when France gives battle. */
+static void test_allies_volunteer_after_moving(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "INVADE Calais\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(f->engine, NOW, SAVOY_FIRST_SEED, &report, &err), 0);
+	free(report);
+	assert_sequence(f, "savoy france burgundy");
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[2].movement_option, OPTION_INVADE);
+	assert_int_equal(c->players[2].location, 3); /* Calais, next to Paris */
+	assert_int_equal(c->contingent_count, 0);
+	campaign_free(c);
+	size_t refusals;
+	char *reason = refusal_of(f, 1450, "savoy", &refusals);
+	assert_null(reason);
+	assert_int_equal(refusals, 0);
+	assert_int_equal(events_of(f, 1450, "contingent_sent"), 0);
+	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+}
+
+/* Savoy's contingent sent on call in Burgundy's turn was his movement
+ * option: his own INVADE, in his later turn, is refused with that reason. */
+static void test_allies_volunteer_then_invade(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "INVADE Calais\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	assert_sequence(f, "burgundy france savoy");
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(c->players[2].movement_option, OPTION_ALLY);
+	campaign_free(c);
+	char *body = xasprintf("PLAYER burgundy " BURGUNDY_PW "\n%s", result);
+	free(deliver(f, "philippe@example.org", body, NOW + HOUR));
+	free(body);
+	body = xasprintf("PLAYER france " FRANCE_PW "\n%s", result);
+	free(deliver(f, "charles@example.org", body, NOW + 2 * HOUR));
+	free(body);
+	/* France's NO MOVE, then Savoy's turn: the INVADE is refused */
+	c = campaign(f);
+	assert_int_equal(c->phase, PHASE_RECRUITMENT);
+	assert_int_equal(c->players[2].location, 2); /* still in Flanders */
+	assert_int_equal(c->siege_count, 0);
+	campaign_free(c);
+	size_t refusals;
+	char *reason = refusal_of(f, 1450, "savoy", &refusals);
+	assert_int_equal(refusals, 1);
+	assert_non_null(reason);
+	assert_string_equal(reason, "savoy has already taken the Ally movement option this year "
+				    "(a contingent was sent): no INVADE or MOVE until next year");
+	free(reason);
+	assert_int_equal(events_of(f, 1450, "invasion"), 1); /* Burgundy's only */
+}
+
+/* A player who agreed in advance to help both sides of the same battle
+ * sends nothing and is told why, once. */
+static void test_allies_volunteer_both_sides(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "CONTINGENT FOR burgundy WITH 1 Cv(O) general, 3 Kn(F)\nNO MOVE\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->contingent_count, 0);
+	assert_int_equal(c->players[2].movement_option, OPTION_NONE);
+	campaign_free(c);
+	size_t refusals;
+	char *reason = refusal_of(f, 1450, "savoy", &refusals);
+	assert_int_equal(refusals, 1);
+	assert_non_null(reason);
+	assert_non_null(strstr(reason, "CONTINGENT FOR both sides"));
+	free(reason);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -847,6 +1013,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_map_and_html_diary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allies_standing_order, setup_three, teardown),
 		cmocka_unit_test_setup_teardown(test_allies_asked, setup_three, teardown),
+		cmocka_unit_test_setup_teardown(test_allies_volunteer, setup_three, teardown),
+		cmocka_unit_test_setup_teardown(test_allies_volunteer_after_moving, setup_three,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_allies_volunteer_then_invade, setup_three,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_allies_volunteer_both_sides, setup_three,
+						teardown),
 	};
 	if (sodium_init() < 0)
 		return 1;
