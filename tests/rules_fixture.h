@@ -94,6 +94,21 @@ static inline int fx_total_lost(const struct event_log *log)
 	return sum;
 }
 
+/* An empty event log stamped with the campaign's year and phase. */
+static inline void fx_log_start(struct event_log *log, const struct campaign *c)
+{
+	event_log_init(log);
+	event_log_set_time(log, c->year, c->phase);
+}
+
+/* Frees what a test world holds: its log, its campaign and itself. */
+static inline void fx_world_free(void *world, struct campaign *c, struct event_log *log)
+{
+	event_log_free(log);
+	campaign_free(c);
+	free(world);
+}
+
 static inline int fx_int(const json_t *ev, const char *field)
 {
 	return (int)json_integer_value(json_object_get(ev, field));

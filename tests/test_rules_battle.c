@@ -103,8 +103,7 @@ static int setup(void **state)
 	struct player *m = &c->players[w->mil];
 	m->field.count[T_SUB] = 1;
 	m->field.count[T_SP] = 24;
-	event_log_init(&w->log);
-	event_log_set_time(&w->log, c->year, c->phase);
+	fx_log_start(&w->log, c);
 	*state = w;
 	return 0;
 }
@@ -112,9 +111,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	event_log_free(&w->log);
-	campaign_free(w->c);
-	free(w);
+	fx_world_free(w, w->c, &w->log);
 	return 0;
 }
 

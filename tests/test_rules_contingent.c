@@ -43,8 +43,7 @@ static int setup(void **state)
 	w->mil = fx_player(c, "milan", C);
 	w->ven = fx_player(c, "venice", P);
 	w->fra = fx_player(c, "france", H);
-	event_log_init(&w->log);
-	event_log_set_time(&w->log, c->year, c->phase);
+	fx_log_start(&w->log, c);
 	*state = w;
 	return 0;
 }
@@ -52,9 +51,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	event_log_free(&w->log);
-	campaign_free(w->c);
-	free(w);
+	fx_world_free(w, w->c, &w->log);
 	return 0;
 }
 

@@ -30,9 +30,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	event_log_free(&w->log);
-	campaign_free(w->c);
-	free(w);
+	fx_world_free(w, w->c, &w->log);
 	return 0;
 }
 

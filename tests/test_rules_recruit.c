@@ -44,8 +44,7 @@ static int setup(void **state)
 	b->field.count[T_SP] = 18;
 	b->reserve.count[T_KN] = 3;
 	b->reserve.count[T_SP] = 12;
-	event_log_init(&w->log);
-	event_log_set_time(&w->log, c->year, c->phase);
+	fx_log_start(&w->log, c);
 	*state = w;
 	return 0;
 }
@@ -53,9 +52,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	event_log_free(&w->log);
-	campaign_free(w->c);
-	free(w);
+	fx_world_free(w, w->c, &w->log);
 	return 0;
 }
 

@@ -35,8 +35,7 @@ static int setup(void **state)
 	fx_route(c, A, I, false);
 	w->bur = fx_player(c, "burgundy", A);
 	w->fra = fx_player(c, "france", C);
-	event_log_init(&w->log);
-	event_log_set_time(&w->log, c->year, c->phase);
+	fx_log_start(&w->log, c);
 	*state = w;
 	return 0;
 }
@@ -44,9 +43,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	event_log_free(&w->log);
-	campaign_free(w->c);
-	free(w);
+	fx_world_free(w, w->c, &w->log);
 	return 0;
 }
 

@@ -33,8 +33,7 @@ static int setup(void **state)
 	fx_route(c, PA, X, false);
 	for (int i = 0; i < 4; i++)
 		fx_player(c, keys[i], i);
-	event_log_init(&w->log);
-	event_log_set_time(&w->log, c->year, c->phase);
+	fx_log_start(&w->log, c);
 	*state = w;
 	return 0;
 }
@@ -42,9 +41,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	event_log_free(&w->log);
-	campaign_free(w->c);
-	free(w);
+	fx_world_free(w, w->c, &w->log);
 	return 0;
 }
 
