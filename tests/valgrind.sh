@@ -14,7 +14,7 @@ command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit
 cd "$top_builddir" || exit 1
 
 if [ $# -eq 0 ]; then
-	for f in tests/test_*; do
+	for f in tests/*/test_*; do
 		case $f in *.o | *.log | *.trs | *.c) continue ;; esac
 		[ -x "$f" ] && set -- "$@" "$f"
 	done

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign_file.h"
-#include "campaign_json.h"
-#include "diag.h"
-#include "model.h"
+#include "model/campaign_file.h"
+#include "model/campaign_json.h"
+#include "base/diag.h"
+#include "model/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "conf.h"
-#include "diag.h"
+#include "daemon/conf.h"
+#include "base/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

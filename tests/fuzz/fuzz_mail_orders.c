@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign_file.h"
-#include "diag.h"
-#include "mail_read.h"
-#include "orders.h"
+#include "model/campaign_file.h"
+#include "base/diag.h"
+#include "mail/mail_read.h"
+#include "dbm/orders.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

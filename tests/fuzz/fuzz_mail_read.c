@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mail_read.h"
-#include "mail_text.h"
+#include "mail/mail_read.h"
+#include "mail/mail_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "mustache.h"
-#include "util.h"
+#include "text/mustache.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "orders.h"
-#include "util.h"
+#include "model/model.h"
+#include "dbm/orders.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

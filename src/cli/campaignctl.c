@@ -1,0 +1,90 @@
+#include "config.h"
+
+#include "cli/campaignctl.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+/* The subcommand table, in the order --help lists them. */
+extern const struct ctl_command ctl_cmd_init;
+extern const struct ctl_command ctl_cmd_status;
+extern const struct ctl_command ctl_cmd_export;
+extern const struct ctl_command ctl_cmd_render;
+extern const struct ctl_command ctl_cmd_check_mail;
+extern const struct ctl_command ctl_cmd_backup;
+extern const struct ctl_command ctl_cmd_simulate;
+extern const struct ctl_command ctl_cmd_map;
+extern const struct ctl_command ctl_cmd_publish;
+extern const struct ctl_command ctl_cmd_start;
+extern const struct ctl_command ctl_cmd_deadline;
+extern const struct ctl_command ctl_cmd_pause;
+extern const struct ctl_command ctl_cmd_resume;
+extern const struct ctl_command ctl_cmd_process;
+extern const struct ctl_command ctl_cmd_preview;
+extern const struct ctl_command ctl_cmd_battle_result;
+extern const struct ctl_command ctl_cmd_replace_player;
+extern const struct ctl_command ctl_cmd_remove_player;
+extern const struct ctl_command ctl_cmd_undo;
+extern const struct ctl_command ctl_cmd_comment;
+extern const struct ctl_command ctl_cmd_invite;
+extern const struct ctl_command ctl_cmd_verify;
+
+static const struct ctl_command *const commands[] = {
+	&ctl_cmd_init,
+	&ctl_cmd_status,
+	&ctl_cmd_export,
+	&ctl_cmd_render,
+	&ctl_cmd_check_mail,
+	&ctl_cmd_backup,
+	&ctl_cmd_simulate,
+	&ctl_cmd_map,
+	&ctl_cmd_publish,
+	&ctl_cmd_start,
+	&ctl_cmd_deadline,
+	&ctl_cmd_pause,
+	&ctl_cmd_resume,
+	&ctl_cmd_process,
+	&ctl_cmd_preview,
+	&ctl_cmd_battle_result,
+	&ctl_cmd_replace_player,
+	&ctl_cmd_remove_player,
+	&ctl_cmd_undo,
+	&ctl_cmd_comment,
+	&ctl_cmd_invite,
+	&ctl_cmd_verify,
+	NULL,
+};
+
+static void help(FILE *out)
+{
+	fprintf(out, "usage: campaignctl COMMAND [ARGS]\n\n"
+		     "The organiser's tool for a campaignd campaign.\n\nCommands:\n");
+	for (size_t i = 0; commands[i]; i++)
+		fprintf(out, "  %-48s %s\n", commands[i]->usage, commands[i]->summary);
+	fprintf(out, "\nOptions:\n  -h, --help     show this help\n"
+		     "  -V, --version  show the version\n\n"
+		     "See campaignctl(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		help(stderr);
+		return EX_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		help(stdout);
+		return EX_OK;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("campaignctl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		return EX_OK;
+	}
+	for (size_t i = 0; commands[i]; i++)
+		if (strcmp(argv[1], commands[i]->name) == 0)
+			return commands[i]->run(argc - 1, argv + 1);
+	fprintf(stderr, "campaignctl: unknown command \"%s\" (see campaignctl --help)\n", argv[1]);
+	return EX_USAGE;
+}

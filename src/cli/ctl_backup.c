@@ -1,0 +1,58 @@
+/* campaignctl backup: a consistent copy of a running campaign's database. */
+#include "config.h"
+
+#include "cli/campaignctl.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+
+extern const struct ctl_command ctl_cmd_backup;
+
+static int run(int argc, char **argv)
+{
+	const char *db = NULL;
+	static const struct option opts[] = {
+		{"database", required_argument, NULL, 'd'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		if (ch != 'd')
+			return ctl_usage(&ctl_cmd_backup);
+		db = optarg;
+	}
+	if (!db || optind != argc - 1)
+		return ctl_usage(&ctl_cmd_backup);
+	const char *dest = argv[optind];
+	struct stat st;
+	if (stat(dest, &st) == 0) {
+		fprintf(stderr, "campaignctl: %s already exists; choose a new file name\n", dest);
+		return EX_CANTCREAT;
+	}
+	struct store *s = NULL;
+	char *err = NULL;
+	int rc = store_open(db, STORE_READONLY, &s, &err);
+	if (rc == STORE_OK)
+		rc = store_backup(s, dest, &err);
+	store_close(s);
+	if (rc != STORE_OK) {
+		fprintf(stderr, "campaignctl: %s\n", err);
+		free(err);
+		return store_status_exit_code(rc);
+	}
+	printf("%s copied to %s\n", db, dest);
+	return EX_OK;
+}
+
+const struct ctl_command ctl_cmd_backup = {
+	.name = "backup",
+	.usage = "backup -d DB FILE",
+	.summary = "copy the database consistently, even while the daemon runs",
+	.run = run,
+};

@@ -1,0 +1,230 @@
+/* campaignctl init: creates the campaign database from a campaign file and
+ * gives every player and the organiser a password, shown once. */
+#include "config.h"
+
+#include "model/campaign_file.h"
+#include "cli/campaignctl.h"
+#include "base/diag.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#include <getopt.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+/* Crockford's base32 alphabet: no I, L, O or U, so nothing is misread when
+ * a password is copied from paper or a phone. 16 symbols = 80 bits. */
+#define PASSWORD_SYMBOLS 16
+#define PASSWORD_GROUP 4
+#define PASSWORD_LEN (PASSWORD_SYMBOLS + PASSWORD_SYMBOLS / PASSWORD_GROUP - 1)
+
+static void password_generate(char out[PASSWORD_LEN + 1])
+{
+	static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+	size_t n = 0;
+	for (int i = 0; i < PASSWORD_SYMBOLS; i++) {
+		if (i && i % PASSWORD_GROUP == 0)
+			out[n++] = '-';
+		out[n++] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+	}
+	out[n] = '\0';
+}
+
+/* Width on a terminal, counting UTF-8 characters rather than bytes, so that
+ * "Île-de-France" lines up. */
+static size_t display_width(const char *s)
+{
+	size_t w = 0;
+	for (; s && *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+static void print_cell(const char *s, size_t width)
+{
+	fputs(s, stdout);
+	for (size_t w = display_width(s); w < width; w++)
+		putchar(' ');
+}
+
+struct password_row {
+	const char *nation, *name, *email;
+	char password[PASSWORD_LEN + 1];
+};
+
+static void print_passwords(const char *db, const struct campaign *c,
+			    const struct password_row *rows, size_t n)
+{
+	static const char *const head[] = {"NATION", "PLAYER", "EMAIL", "PASSWORD"};
+	size_t width[3];
+	for (size_t col = 0; col < 3; col++)
+		width[col] = display_width(head[col]);
+	for (size_t i = 0; i < n; i++) {
+		const char *cells[] = {rows[i].nation, rows[i].name, rows[i].email};
+		for (size_t col = 0; col < 3; col++)
+			if (display_width(cells[col]) > width[col])
+				width[col] = display_width(cells[col]);
+	}
+
+	printf("Campaign \"%s\" created in %s: %zu players, %zu provinces, year %d.\n\n",
+	       c->name ? c->name : "", db, c->player_count, c->province_count, c->year);
+	printf("Passwords (shown only this once: the database keeps only their hashes).\n"
+	       "Send each player theirs privately; it goes into every order mail.\n\n");
+	for (size_t col = 0; col < 4; col++) {
+		if (col < 3) {
+			print_cell(head[col], width[col]);
+			fputs("  ", stdout);
+		} else {
+			puts(head[col]);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *cells[] = {rows[i].nation, rows[i].name, rows[i].email};
+		for (size_t col = 0; col < 3; col++) {
+			print_cell(cells[col], width[col]);
+			fputs("  ", stdout);
+		}
+		puts(rows[i].password);
+	}
+}
+
+/* Removes a database file this run created but could not fill. */
+static void remove_new_database(const char *db)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+		char *f = xasprintf("%s%s", db, suffixes[i]);
+		unlink(f);
+		free(f);
+	}
+}
+
+static int run_init(int argc, char **argv);
+
+const struct ctl_command ctl_cmd_init = {
+	.name = "init",
+	.usage = "init FILE -d DB [--force]",
+	.summary = "create the campaign database from a campaign file",
+	.run = run_init,
+};
+
+static int run_init(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"database", required_argument, NULL, 'd'},
+		{"force", no_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = NULL;
+	bool force = false;
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:fh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 'h':
+			printf("usage: campaignctl %s\n\n"
+			       "Reads and checks the campaign FILE (campaign(5)), creates the\n"
+			       "database DB and prints a new password for each player and the\n"
+			       "organiser. --force replaces a campaign already in DB.\n",
+			       ctl_cmd_init.usage);
+			return EX_OK;
+		default:
+			return ctl_usage(&ctl_cmd_init);
+		}
+	}
+	if (!db || optind != argc - 1)
+		return ctl_usage(&ctl_cmd_init);
+	const char *file = argv[optind];
+
+	struct diag_list diags = {0};
+	struct campaign *c = campaign_file_load(file, &diags);
+	diag_print(&diags, stderr);
+	if (!c || diags.errors) {
+		if (diags.errors)
+			fprintf(stderr, "campaignctl: %s: %zu error%s, no database written\n", file,
+				diags.errors, diags.errors == 1 ? "" : "s");
+		diag_free(&diags);
+		campaign_free(c);
+		return EX_DATAERR;
+	}
+	diag_free(&diags);
+	if (sodium_init() < 0) {
+		fprintf(stderr, "campaignctl: libsodium could not be initialised\n");
+		campaign_free(c);
+		return EX_SOFTWARE;
+	}
+
+	struct stat sb;
+	bool existed = stat(db, &sb) == 0;
+	struct store *s = NULL;
+	char *err = NULL;
+	size_t n = c->player_count + 1;
+	struct password_row *rows = xcalloc(n, sizeof *rows);
+	int status = store_open(db, STORE_CREATE, &s, &err);
+	if (status == STORE_OK)
+		status = store_begin(s, &err);
+	if (status == STORE_OK)
+		status = store_init_campaign(s, c, force, &err);
+	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
+		const struct player *p = &c->players[i];
+		rows[i].nation = p->nation ? p->nation : p->key;
+		rows[i].name = p->name ? p->name : "";
+		rows[i].email = p->email ? p->email : "";
+		password_generate(rows[i].password);
+		status = store_set_password(s, p->key, rows[i].password, &err);
+	}
+	if (status == STORE_OK) {
+		struct password_row *org = &rows[n - 1];
+		org->nation = "(organiser)";
+		org->name = c->organiser_name ? c->organiser_name : "";
+		org->email = c->organiser_email ? c->organiser_email : "";
+		password_generate(org->password);
+		status = store_set_password(s, STORE_ORGANISER, org->password, &err);
+	}
+	if (status == STORE_OK)
+		status = store_commit(s, &err);
+	store_close(s);
+
+	int rc = EX_OK;
+	if (status == STORE_EXISTS) {
+		fprintf(stderr,
+			"campaignctl: %s\n"
+			"campaignctl: use --force to replace it (its state, events and orders are"
+			" deleted)\n",
+			err);
+		rc = EX_CANTCREAT;
+	} else if (status != STORE_OK) {
+		fprintf(stderr, "campaignctl: %s\n", err ? err : db);
+		/* A database that cannot even be created or written is a
+		 * "cannot create" for the caller, whatever SQLite called it. */
+		rc = status == STORE_ERROR ? EX_CANTCREAT : store_status_exit_code(status);
+		if (!existed)
+			remove_new_database(db);
+	} else {
+		print_passwords(db, c, rows, n);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			perror("campaignctl: standard output");
+			fprintf(stderr, "campaignctl: the passwords may not have been shown; run"
+					" campaignctl init --force to make new ones\n");
+			rc = EX_IOERR;
+		}
+	}
+	sodium_memzero(rows, n * sizeof *rows);
+	free(rows);
+	free(err);
+	campaign_free(c);
+	return rc;
+}

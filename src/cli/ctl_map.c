@@ -1,0 +1,111 @@
+/* campaignctl map: the current campaign map as an SVG file. */
+#include "config.h"
+
+#include "cli/campaignctl.h"
+#include "text/map_svg.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+static int run_map(int argc, char **argv);
+
+const struct ctl_command ctl_cmd_map = {
+	.name = "map",
+	.usage = "map -d DB [-o FILE] [--no-armies]",
+	.summary = "write the current campaign map as SVG",
+	.run = run_map,
+};
+
+/* Writes through a temporary file beside `path` so a reader never sees a
+ * half-written map. */
+static int write_file(const char *path, const char *data)
+{
+	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	int rc = EX_OK;
+	if (!f) {
+		fprintf(stderr, "campaignctl: %s: %s\n", tmp, strerror(errno));
+		free(tmp);
+		return EX_CANTCREAT;
+	}
+	size_t len = strlen(data);
+	bool failed = fwrite(data, 1, len, f) != len || fflush(f) != 0;
+	failed = fclose(f) != 0 || failed;
+	if (failed || rename(tmp, path) != 0) {
+		fprintf(stderr, "campaignctl: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		rc = EX_IOERR;
+	}
+	free(tmp);
+	return rc;
+}
+
+static int run_map(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"database", required_argument, NULL, 'd'},
+		{"output", required_argument, NULL, 'o'},
+		{"no-armies", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = NULL, *output = NULL;
+	struct map_svg_options mo;
+	map_svg_options_default(&mo);
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:o:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'n':
+			mo.show_armies = false;
+			break;
+		case 'h':
+			printf("usage: campaignctl %s\n\n"
+			       "Writes the campaign map as it stands (owners, home provinces, routes,\n"
+			       "field armies with their AP, sieges) as SVG to FILE or standard output.\n",
+			       ctl_cmd_map.usage);
+			return EX_OK;
+		default:
+			return ctl_usage(&ctl_cmd_map);
+		}
+	}
+	if (!db || optind != argc)
+		return ctl_usage(&ctl_cmd_map);
+
+	struct store *s = NULL;
+	struct campaign *c = NULL;
+	char *err = NULL;
+	int status = store_open(db, STORE_READONLY, &s, &err);
+	if (status == STORE_OK)
+		status = store_load_campaign(s, &c, &err);
+	store_close(s);
+	if (status != STORE_OK) {
+		fprintf(stderr, "campaignctl: %s\n", err ? err : db);
+		free(err);
+		return store_status_exit_code(status);
+	}
+	char *svg = map_svg(c, &mo);
+	campaign_free(c);
+	int rc = EX_OK;
+	if (output && strcmp(output, "-") != 0) {
+		rc = write_file(output, svg);
+	} else if (fputs(svg, stdout) == EOF || fflush(stdout) != 0) {
+		perror("campaignctl: standard output");
+		rc = EX_IOERR;
+	}
+	free(svg);
+	return rc;
+}

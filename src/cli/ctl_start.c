@@ -1,0 +1,57 @@
+/* campaignctl start: begins the campaign (the first year's campaign phase,
+ * the sequence of play announced to everyone by mail).
+ * See doc/rules.md, "Running the year by mail". */
+#include "config.h"
+
+#include "cli/ctl_year.h"
+#include "base/util.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sysexits.h>
+
+extern const struct ctl_command ctl_cmd_start;
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CTL_YEAR_OPTIONS,
+		{"seed", required_argument, NULL, 's'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ctl_year_opts o;
+	const char *seed = NULL;
+	ctl_year_opts_init(&o);
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, CTL_YEAR_SHORT "s:", opts, NULL)) != -1) {
+		if (ch == 's')
+			seed = optarg;
+		else if (!ctl_year_option(&o, ch, optarg))
+			return ctl_usage(&ctl_cmd_start);
+	}
+	if (o.bad || optind != argc)
+		return ctl_usage(&ctl_cmd_start);
+	if (sodium_init() < 0) {
+		fprintf(stderr, "campaignctl: libsodium could not be initialised\n");
+		return EX_SOFTWARE;
+	}
+	struct ctl_year y;
+	int rc = ctl_year_open(&y, &o);
+	if (rc != EX_OK) {
+		ctl_year_close(&y);
+		return rc;
+	}
+	char *report = NULL, *err = NULL;
+	rc = engine_start(y.engine, o.now, seed, &report, &err);
+	ctl_year_close(&y);
+	return ctl_year_finish(rc, report, err);
+}
+
+const struct ctl_command ctl_cmd_start = {
+	.name = "start",
+	.usage = "start -d DB [--seed HEX] [--now T]",
+	.summary = "start the campaign: the first year, the sequence announced",
+	.run = run,
+};

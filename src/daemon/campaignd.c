@@ -1,0 +1,531 @@
+/* campaignd: the daemon. Reads order mail, answers it, sends the outbox.
+ * Runs in the foreground (systemd style) until SIGTERM or SIGINT; --once
+ * processes what is waiting and exits (cron, tests). */
+#include "config.h"
+
+#include "daemon/conf.h"
+#include "engine/engine.h"
+#include "base/log.h"
+#include "store/store.h"
+#include "text/templates.h"
+#include "mail/transport.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_requested;
+/* --now: act as if the time were this (tests and replays); -1: the clock */
+static int64_t fixed_now = -1;
+/* --max-gap: a longer silence between two runs is our own downtime */
+static int64_t max_gap = -1;
+
+static int64_t clock_now(void)
+{
+	return fixed_now >= 0 ? fixed_now : (int64_t)time(NULL);
+}
+static volatile sig_atomic_t reload_requested;
+static int wake_pipe[2] = {-1, -1};
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
+	if (wake_pipe[1] >= 0) {
+		ssize_t ignored = write(wake_pipe[1], "x", 1);
+		(void)ignored;
+	}
+	errno = saved;
+}
+
+static void drain_wake_pipe(void)
+{
+	char buf[64];
+	while (read(wake_pipe[0], buf, sizeof buf) > 0)
+		;
+}
+
+static void setup_signals(void)
+{
+	if (pipe(wake_pipe) == 0) {
+		for (int i = 0; i < 2; i++) {
+			fcntl(wake_pipe[i], F_SETFL, fcntl(wake_pipe[i], F_GETFL) | O_NONBLOCK);
+			fcntl(wake_pipe[i], F_SETFD, FD_CLOEXEC);
+		}
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void transport_log_fn(void *ctx, enum transport_log_level level, const char *message)
+{
+	(void)ctx;
+	switch (level) {
+	case TRANSPORT_LOG_ERROR: log_error("%s", message); break;
+	case TRANSPORT_LOG_WARNING: log_warn("%s", message); break;
+	case TRANSPORT_LOG_INFO: log_info("%s", message); break;
+	case TRANSPORT_LOG_DEBUG: log_debug("%s", message); break;
+	}
+}
+
+static void template_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	log_warn("%s", msg);
+}
+
+static enum transport_tls tls_of(enum conf_tls t)
+{
+	switch (t) {
+	case TLS_IMPLICIT: return TRANSPORT_TLS_IMPLICIT;
+	case TLS_STARTTLS: return TRANSPORT_TLS_STARTTLS;
+	case TLS_NONE: return TRANSPORT_TLS_NONE;
+	}
+	return TRANSPORT_TLS_IMPLICIT;
+}
+
+struct daemon {
+	struct conf *cfg;
+	struct store *store;
+	struct templates *templates;
+	struct engine *engine;
+	struct mail_source *source;
+	struct mail_sink *sink;
+	char *campaign_name;
+};
+
+static struct mail_source *make_source(const struct conf *cfg)
+{
+	struct transport_log tlog = {transport_log_fn, NULL};
+	if (cfg->source == SOURCE_MAILDIR) {
+		struct maildir_source_config m = {
+			.path = cfg->maildir,
+			.processed_folder = cfg->processed_folder,
+			.create = true,
+			.log = tlog,
+		};
+		return transport_maildir_source_new(&m);
+	}
+	struct imap_source_config i = {
+		.host = cfg->imap_host,
+		.port = (uint16_t)cfg->imap_port,
+		.tls = tls_of(cfg->imap_tls),
+		.ca_file = cfg->imap_ca_file,
+		.insecure = cfg->imap_insecure,
+		.user = cfg->imap_user,
+		.password = cfg->imap_password,
+		.mailbox = cfg->imap_folder,
+		.processed_folder = cfg->processed_folder,
+		.log = tlog,
+	};
+	return transport_imap_source_new(&i);
+}
+
+static struct mail_sink *make_sink(const struct conf *cfg)
+{
+	struct transport_log tlog = {transport_log_fn, NULL};
+	switch (cfg->sink) {
+	case SINK_DIRECTORY:
+		return transport_dir_sink_new(cfg->outbox_dir, tlog);
+	case SINK_MAILDIR:
+		return transport_maildir_sink_new(cfg->outbox_dir, tlog);
+	case SINK_SMTP: {
+		struct smtp_sink_config s = {
+			.host = cfg->smtp_host,
+			.port = (uint16_t)cfg->smtp_port,
+			.tls = tls_of(cfg->smtp_tls),
+			.insecure = cfg->smtp_insecure,
+			.user = cfg->smtp_user,
+			.password = cfg->smtp_password,
+			.log = tlog,
+		};
+		return transport_smtp_sink_new(&s);
+	}
+	}
+	return NULL;
+}
+
+static void daemon_close(struct daemon *d)
+{
+	engine_free(d->engine);
+	mail_source_free(d->source);
+	mail_sink_free(d->sink);
+	templates_free(d->templates);
+	store_close(d->store);
+	conf_free(d->cfg);
+	free(d->campaign_name);
+	memset(d, 0, sizeof *d);
+}
+
+static bool apply_logging(const struct conf *cfg)
+{
+	enum log_level level = LOG_LEVEL_INFO;
+	if (!log_level_parse(cfg->log_level, &level))
+		return false;
+	log_init("campaignd", level, strcmp(cfg->log_target, "syslog") == 0);
+	return true;
+}
+
+/* Loads the configuration and opens everything. Returns a sysexits code. */
+static int daemon_open(struct daemon *d, const char *config_path)
+{
+	struct diag_list diags = {0};
+	memset(d, 0, sizeof *d);
+	d->cfg = conf_load(config_path, &diags);
+	if (!d->cfg) {
+		diag_print(&diags, stderr);
+		diag_free(&diags);
+		return EX_CONFIG;
+	}
+	diag_print(&diags, stderr); /* warnings */
+	diag_free(&diags);
+	apply_logging(d->cfg);
+
+	char *err = NULL;
+	int rc = store_open(d->cfg->database, 0, &d->store, &err);
+	if (rc != STORE_OK) {
+		log_error("%s%s", err,
+			  rc == STORE_NOTFOUND ? " (create it with campaignctl init)" : "");
+		free(err);
+		return store_status_exit_code(rc);
+	}
+	bool exists = false;
+	if (store_has_campaign(d->store, &exists, &d->campaign_name, &err) != STORE_OK || !exists) {
+		log_error("%s: %s", d->cfg->database,
+			  err ? err : "holds no campaign (create it with campaignctl init)");
+		free(err);
+		return EX_DATAERR;
+	}
+	log_set_context(d->campaign_name ? d->campaign_name : "campaign");
+	/* campaignctl check-mail answers as the daemon would: it needs our address */
+	if (store_kv_set(d->store, "campaign-address", d->cfg->campaign_address, &err) != STORE_OK) {
+		log_error("%s", err);
+		free(err);
+		return EX_IOERR;
+	}
+	d->templates = templates_new(d->cfg->templates_dir);
+	templates_set_warning(d->templates, template_warning, NULL);
+	struct engine_config ec = {
+		.campaign_address = d->cfg->campaign_address,
+		.from_name = d->cfg->campaign_from_name,
+		.mailbox = d->cfg->source == SOURCE_IMAP ? d->cfg->imap_folder : "maildir",
+		.limits = {.max_bytes = d->cfg->max_message_bytes, .max_depth = 20},
+		.rate_limit_per_hour = d->cfg->rate_limit_per_hour,
+		.publish_dir = d->cfg->publish_dir,
+	};
+	d->engine = engine_new(d->store, d->templates, &ec);
+	d->source = make_source(d->cfg);
+	d->sink = make_sink(d->cfg);
+	return EX_OK;
+}
+
+struct fetch_ctx {
+	struct daemon *d;
+	size_t processed;
+	int64_t last_flush;
+};
+
+/* Seconds between outbox flushes while a long backlog is being read: the
+ * first players get their answers before the last mail is read. */
+#define BACKLOG_FLUSH_SECONDS 5
+
+/* Delivers what is due; -1 on a database error (logged). */
+static int flush_outbox(struct daemon *d, int64_t now)
+{
+	size_t sent = 0, failed = 0;
+	char *err = NULL;
+	int rc = engine_flush_outbox(d->engine, d->sink, now, &sent, &failed, &err);
+	if (rc != 0)
+		log_error("outbox: %s", err ? err : "failed");
+	free(err);
+	if (sent || failed)
+		log_info("outbox: %zu sent, %zu not sent", sent, failed);
+	return rc;
+}
+
+static enum transport_status on_message(void *ctx, const struct transport_message *msg,
+					char **errstr)
+{
+	struct fetch_ctx *fc = ctx;
+	struct engine_outcome out;
+	char *err = NULL;
+	int64_t now = clock_now();
+	if (engine_process_mail(fc->d->engine, msg->uidvalidity, msg->uid, msg->data, msg->len, now,
+				false, &out, &err) != 0) {
+		/* nothing was recorded: the mail stays and is fetched again */
+		log_error("message uid %u: %s; will retry", msg->uid, err ? err : "failed");
+		if (errstr)
+			*errstr = err;
+		else
+			free(err);
+		return TRANSPORT_TEMPFAIL;
+	}
+	log_info("message uid %u <%s> from %s: %s (%s)%s%s", msg->uid,
+		 out.message_id ? out.message_id : "no Message-ID", out.sender ? out.sender : "?",
+		 engine_verdict_name(out.verdict), out.summary ? out.summary : "",
+		 out.reply_to ? ", reply to " : "", out.reply_to ? out.reply_to : "");
+	engine_outcome_free(&out);
+	fc->processed++;
+	/* For the crash test: die between the commit and the move. */
+	if (getenv("CAMPAIGND_TEST_CRASH_AFTER_COMMIT"))
+		_exit(70);
+	if (now - fc->last_flush >= BACKLOG_FLUSH_SECONDS) {
+		flush_outbox(fc->d, now);
+		fc->last_flush = now;
+	}
+	return stop_requested ? TRANSPORT_TEMPFAIL : TRANSPORT_OK;
+}
+
+/* Moves the mail that was committed but not yet moved. */
+static enum transport_status do_moves(struct daemon *d)
+{
+	uint32_t *uids = NULL, uidvalidity = 0, last = 0;
+	size_t n = 0;
+	char *err = NULL;
+	if (engine_mailbox_position(d->engine, &uidvalidity, &last, &err) != 0 ||
+	    engine_pending_moves(d->engine, &uids, &n, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		return TRANSPORT_TEMPFAIL;
+	}
+	enum transport_status st = TRANSPORT_OK;
+	for (size_t i = 0; i < n && st == TRANSPORT_OK; i++) {
+		st = mail_source_mark_processed(d->source, uidvalidity, uids[i], &err);
+		if (st == TRANSPORT_OK || st == TRANSPORT_UIDVALIDITY_CHANGED) {
+			if (engine_move_done(d->engine, uids[i], &err) != 0) {
+				log_error("%s", err);
+				st = TRANSPORT_TEMPFAIL;
+			} else {
+				st = TRANSPORT_OK;
+			}
+		} else {
+			log_warn("moving message uid %u: %s", uids[i], err ? err : "failed");
+		}
+		free(err);
+		err = NULL;
+	}
+	free(uids);
+	return st;
+}
+
+/* One round: pending moves, new mail, moves, outbox. Returns the worst
+ * transport status met, for backoff. */
+static enum transport_status daemon_cycle(struct daemon *d, size_t *processed)
+{
+	char *err = NULL;
+	enum transport_status worst = do_moves(d);
+	uint32_t uidvalidity = 0, last = 0;
+	struct fetch_ctx fc = {d, 0, clock_now()};
+	if (engine_mailbox_position(d->engine, &uidvalidity, &last, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		return TRANSPORT_TEMPFAIL;
+	}
+	uint32_t current = 0;
+	enum transport_status st = mail_source_fetch_new(d->source, uidvalidity, last, on_message,
+							 &fc, &current, &err);
+	if (st == TRANSPORT_UIDVALIDITY_CHANGED) {
+		log_warn("the mailbox was recreated (UIDVALIDITY %u -> %u): matching mail by "
+			 "Message-ID from now on", uidvalidity, current);
+		free(err);
+		err = NULL;
+		if (engine_mailbox_reset(d->engine, current, &err) == 0)
+			st = mail_source_fetch_new(d->source, current, 0, on_message, &fc, &current,
+						   &err);
+		else
+			st = TRANSPORT_TEMPFAIL;
+	}
+	if (st != TRANSPORT_OK) {
+		log_warn("fetching mail: %s", err ? err : transport_status_name(st));
+		worst = st;
+	}
+	free(err);
+	err = NULL;
+	if (fc.processed)
+		do_moves(d);
+	*processed = fc.processed;
+
+	/* deadlines, reminders and the steps they release */
+	struct engine_tick_info tick;
+	int64_t gap_allowed = max_gap >= 0 ? max_gap : (int64_t)d->cfg->poll_seconds * 3 + 60;
+	if (engine_tick(d->engine, clock_now(), gap_allowed, &tick, &err) != 0) {
+		log_error("campaign year: %s", err ? err : "failed");
+		worst = TRANSPORT_TEMPFAIL;
+	} else if (tick.clock_backwards) {
+		log_warn("the clock went back %lld s since the last run: no deadline fired",
+			 (long long)-tick.gap);
+	} else if (tick.downtime) {
+		log_warn("%lld s since the last run (more than %lld s)%s", (long long)tick.gap,
+			 (long long)gap_allowed,
+			 tick.grace_granted ? ": a deadline passed meanwhile; the grace period"
+					      " applies and the players are told" : "");
+	}
+	free(err);
+	err = NULL;
+
+	if (flush_outbox(d, clock_now()) != 0)
+		worst = TRANSPORT_TEMPFAIL;
+	return worst;
+}
+
+static int run_once(struct daemon *d)
+{
+	size_t processed;
+	enum transport_status st = daemon_cycle(d, &processed);
+	return st == TRANSPORT_OK ? EX_OK : st == TRANSPORT_PERMFAIL ? EX_CONFIG : EX_TEMPFAIL;
+}
+
+static int run_forever(struct daemon *d, const char *config_path)
+{
+	unsigned backoff = 0;
+	log_info("started (%s in, %s out)", mail_source_name(d->source), mail_sink_name(d->sink));
+	while (!stop_requested) {
+		if (reload_requested) {
+			reload_requested = 0;
+			struct daemon fresh;
+			int rc = daemon_open(&fresh, config_path);
+			if (rc == EX_OK) {
+				daemon_close(d);
+				*d = fresh;
+				log_info("configuration and templates reloaded");
+			} else {
+				daemon_close(&fresh);
+				apply_logging(d->cfg);
+				log_error("reload failed; keeping the running configuration");
+			}
+		}
+		size_t processed = 0;
+		enum transport_status st = daemon_cycle(d, &processed);
+		if (stop_requested)
+			break;
+		unsigned timeout_ms;
+		if (st == TRANSPORT_OK) {
+			backoff = 0;
+			timeout_ms = (unsigned)d->cfg->poll_seconds * 1000;
+			int64_t due = engine_outbox_next_due(d->engine, clock_now());
+			if (due >= 0 && (uint64_t)due * 1000 < timeout_ms)
+				timeout_ms = (unsigned)due * 1000 + 100;
+		} else {
+			backoff = backoff ? (backoff < 300 ? backoff * 2 : 300) : 2;
+			timeout_ms = backoff * 1000;
+			log_info("retrying in %u s", backoff);
+		}
+		bool changed = false;
+		char *err = NULL;
+		if (st == TRANSPORT_OK) {
+			enum transport_status ws =
+				mail_source_wait(d->source, timeout_ms, wake_pipe[0], &changed, &err);
+			if (ws != TRANSPORT_OK) {
+				log_warn("waiting for mail: %s", err ? err : transport_status_name(ws));
+				struct timespec ts = {1, 0};
+				nanosleep(&ts, NULL);
+			}
+			free(err);
+		} else {
+			struct timespec ts = {timeout_ms / 1000, 0};
+			while (!stop_requested && !reload_requested && nanosleep(&ts, &ts) != 0)
+				;
+		}
+		drain_wake_pipe();
+	}
+	log_info("stopping");
+	return EX_OK;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: campaignd -c FILE [--once | --check-config] [--now SECONDS]\n\n"
+		"The campaignd daemon: reads order mail, answers it, runs the campaign.\n\n"
+		"  -c, --config FILE   the configuration file (campaignd.conf(5))\n"
+		"      --once          process the waiting mail and the outbox, then exit\n"
+		"      --check-config  check the configuration and the database, then exit\n"
+		"      --now SECONDS   act as if the time were SECONDS since the epoch\n"
+		"                      (for tests and replays)\n"
+		"      --max-gap SECONDS  a longer time since the last run counts as our own\n"
+		"                      downtime (default: 3 poll intervals + 60 s; --once: 3600)\n"
+		"  -h, --help          show this help\n"
+		"  -V, --version       show the version\n\n"
+		"See campaignd(8).\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *config_path = NULL;
+	bool once = false, check_only = false;
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"once", no_argument, NULL, 'o'},
+		{"check-config", no_argument, NULL, 'k'},
+		{"now", required_argument, NULL, 'n'},
+		{"max-gap", required_argument, NULL, 'g'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+	while ((ch = getopt_long(argc, argv, "c:hV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': config_path = optarg; break;
+		case 'o': once = true; break;
+		case 'k': check_only = true; break;
+		case 'n':
+		case 'g': {
+			char *end = NULL;
+			long long v = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || v < 0) {
+				fprintf(stderr, "campaignd: --%s wants a number of seconds, not \"%s\"\n",
+					ch == 'n' ? "now" : "max-gap", optarg);
+				return EX_USAGE;
+			}
+			if (ch == 'n')
+				fixed_now = v;
+			else
+				max_gap = v;
+			break;
+		}
+		case 'h': usage(stdout); return EX_OK;
+		case 'V': printf("campaignd (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return EX_OK;
+		default: usage(stderr); return EX_USAGE;
+		}
+	}
+	if (!config_path || optind != argc) {
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (once && max_gap < 0)
+		max_gap = 3600;
+	setup_signals();
+	struct daemon d;
+	int rc = daemon_open(&d, config_path);
+	if (rc == EX_OK && check_only) {
+		char *year = NULL, *err = NULL;
+		printf("%s: configuration OK; database %s holds \"%s\"\n", config_path,
+		       d.cfg->database, d.campaign_name ? d.campaign_name : "");
+		if (engine_year_status(d.engine, clock_now(), &year, &err) == 0)
+			fputs(year, stdout);
+		free(year);
+		free(err);
+	}
+	else if (rc == EX_OK)
+		rc = once ? run_once(&d) : run_forever(&d, config_path);
+	daemon_close(&d);
+	return rc;
+}

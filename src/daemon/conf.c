@@ -1,0 +1,312 @@
+#include "config.h"
+
+#include "daemon/conf.h"
+#include "base/util.h"
+
+#include <strings.h>
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum key_type { K_STRING, K_PATH, K_INT, K_BOOL, K_SOURCE, K_SINK, K_TLS };
+
+struct key_def {
+	const char *name;
+	enum key_type type;
+	size_t offset;
+	int min, max; /* K_INT bounds */
+};
+
+#define S(f) offsetof(struct conf, f)
+static const struct key_def keys[] = {
+	{"database", K_PATH, S(database), 0, 0},
+	{"campaign-address", K_STRING, S(campaign_address), 0, 0},
+	{"campaign-from-name", K_STRING, S(campaign_from_name), 0, 0},
+	{"templates", K_PATH, S(templates_dir), 0, 0},
+	{"publish", K_PATH, S(publish_dir), 0, 0},
+	{"log-level", K_STRING, S(log_level), 0, 0},
+	{"log-target", K_STRING, S(log_target), 0, 0},
+	{"source", K_SOURCE, S(source), 0, 0},
+	{"maildir", K_PATH, S(maildir), 0, 0},
+	{"processed-folder", K_STRING, S(processed_folder), 0, 0},
+	{"imap-host", K_STRING, S(imap_host), 0, 0},
+	{"imap-port", K_INT, S(imap_port), 1, 65535},
+	{"imap-tls", K_TLS, S(imap_tls), 0, 0},
+	{"imap-user", K_STRING, S(imap_user), 0, 0},
+	{"imap-password", K_STRING, S(imap_password), 0, 0},
+	{"imap-password-file", K_PATH, S(imap_password_file), 0, 0},
+	{"imap-folder", K_STRING, S(imap_folder), 0, 0},
+	{"imap-ca-file", K_PATH, S(imap_ca_file), 0, 0},
+	{"imap-insecure", K_BOOL, S(imap_insecure), 0, 0},
+	{"poll-interval", K_INT, S(poll_seconds), 1, 86400},
+	{"sink", K_SINK, S(sink), 0, 0},
+	{"outbox", K_PATH, S(outbox_dir), 0, 0},
+	{"smtp-host", K_STRING, S(smtp_host), 0, 0},
+	{"smtp-port", K_INT, S(smtp_port), 1, 65535},
+	{"smtp-tls", K_TLS, S(smtp_tls), 0, 0},
+	{"smtp-user", K_STRING, S(smtp_user), 0, 0},
+	{"smtp-password", K_STRING, S(smtp_password), 0, 0},
+	{"smtp-password-file", K_PATH, S(smtp_password_file), 0, 0},
+	{"smtp-insecure", K_BOOL, S(smtp_insecure), 0, 0},
+	{"max-message-size", K_INT, S(max_message_bytes), 1024, INT_MAX},
+	{"rate-limit", K_INT, S(rate_limit_per_hour), 1, 100000},
+};
+#undef S
+
+const char *const conf_keys[] = {
+	"database", "campaign-address", "campaign-from-name", "templates", "publish",
+	"log-level", "log-target", "source", "maildir", "processed-folder", "imap-host",
+	"imap-port", "imap-tls", "imap-user", "imap-password", "imap-password-file",
+	"imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
+	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
+	"smtp-password-file", "smtp-insecure", "max-message-size", "rate-limit", NULL,
+};
+
+static void conf_defaults(struct conf *cfg)
+{
+	cfg->source = SOURCE_MAILDIR;
+	cfg->sink = SINK_DIRECTORY;
+	cfg->imap_tls = TLS_IMPLICIT;
+	cfg->smtp_tls = TLS_STARTTLS;
+	cfg->poll_seconds = 60;
+	cfg->max_message_bytes = 1024 * 1024;
+	cfg->rate_limit_per_hour = 30;
+}
+
+static char *resolve_path(const char *value, const char *base_dir)
+{
+	if (value[0] == '/' || !base_dir || !*base_dir)
+		return xstrdup(value);
+	return xasprintf("%s/%s", base_dir, value);
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(v, yes[i]) == 0)
+			return *out = true, true;
+		if (strcasecmp(v, no[i]) == 0)
+			return *out = false, true;
+	}
+	return false;
+}
+
+static bool parse_enum(const char *v, const char *const *names, int *out)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcasecmp(v, names[i]) == 0)
+			return *out = i, true;
+	return false;
+}
+
+static void set_key(struct conf *cfg, const struct key_def *k, const char *value,
+		    const char *filename, int line, const char *base_dir, struct diag_list *diags)
+{
+	void *field = (char *)cfg + k->offset;
+	static const char *const sources[] = {"maildir", "imap", NULL};
+	static const char *const sinks[] = {"directory", "maildir", "smtp", NULL};
+	static const char *const tls[] = {"implicit", "starttls", "none", NULL};
+	int e;
+	switch (k->type) {
+	case K_STRING:
+		free(*(char **)field);
+		*(char **)field = xstrdup(value);
+		break;
+	case K_PATH:
+		free(*(char **)field);
+		*(char **)field = resolve_path(value, base_dir);
+		break;
+	case K_INT: {
+		char *end;
+		long n = strtol(value, &end, 10);
+		if (!*value || *end || n < k->min || n > k->max) {
+			diag_add(diags, DIAG_ERROR, filename, line,
+				 "%s must be a whole number from %d to %d, not \"%s\"", k->name,
+				 k->min, k->max, value);
+			return;
+		}
+		if (k->offset == offsetof(struct conf, max_message_bytes))
+			*(size_t *)field = (size_t)n;
+		else
+			*(int *)field = (int)n;
+		break;
+	}
+	case K_BOOL:
+		if (!parse_bool(value, (bool *)field))
+			diag_add(diags, DIAG_ERROR, filename, line,
+				 "%s must be yes or no, not \"%s\"", k->name, value);
+		break;
+	case K_SOURCE:
+		if (!parse_enum(value, sources, &e))
+			diag_add(diags, DIAG_ERROR, filename, line,
+				 "source must be maildir or imap, not \"%s\"", value);
+		else
+			cfg->source = (enum conf_source)e;
+		break;
+	case K_SINK:
+		if (!parse_enum(value, sinks, &e))
+			diag_add(diags, DIAG_ERROR, filename, line,
+				 "sink must be directory, maildir or smtp, not \"%s\"", value);
+		else
+			cfg->sink = (enum conf_sink)e;
+		break;
+	case K_TLS:
+		if (!parse_enum(value, tls, &e))
+			diag_add(diags, DIAG_ERROR, filename, line,
+				 "%s must be implicit, starttls or none, not \"%s\"", k->name, value);
+		else
+			*(enum conf_tls *)field = (enum conf_tls)e;
+		break;
+	}
+}
+
+static const struct key_def *find_key(const char *name, int *suggestion)
+{
+	const size_t n = sizeof keys / sizeof *keys;
+	const char *names[sizeof keys / sizeof *keys];
+	for (size_t i = 0; i < n; i++)
+		names[i] = keys[i].name;
+	*suggestion = -1;
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(names[i], name) == 0)
+			return &keys[i];
+	int sugg = -1;
+	char *folded = name_fold(name);
+	/* name_lookup folds '-' into spaces, so "imap host" == "imap-host";
+	 * only an exact (folded) match counts, prefixes are too loose here. */
+	int idx = name_lookup(folded, names, n, &sugg);
+	free(folded);
+	if (idx >= 0 && name_equal(names[idx], name))
+		return &keys[idx];
+	*suggestion = idx >= 0 ? idx : sugg;
+	return NULL;
+}
+
+static void check_required(struct conf *cfg, const char *filename, struct diag_list *diags)
+{
+	if (!cfg->database)
+		diag_add(diags, DIAG_ERROR, filename, 0, "missing \"database\" (the campaign's SQLite file)");
+	if (!cfg->campaign_address || !strchr(cfg->campaign_address, '@'))
+		diag_add(diags, DIAG_ERROR, filename, 0,
+			 "missing or malformed \"campaign-address\" (the address players write to)");
+	if (cfg->source == SOURCE_MAILDIR && !cfg->maildir)
+		diag_add(diags, DIAG_ERROR, filename, 0, "source = maildir needs \"maildir\"");
+	if (cfg->source == SOURCE_IMAP) {
+		if (!cfg->imap_host)
+			diag_add(diags, DIAG_ERROR, filename, 0, "source = imap needs \"imap-host\"");
+		if (!cfg->imap_user)
+			diag_add(diags, DIAG_ERROR, filename, 0, "source = imap needs \"imap-user\"");
+		if (!cfg->imap_password && !cfg->imap_password_file)
+			diag_add(diags, DIAG_ERROR, filename, 0,
+				 "source = imap needs \"imap-password-file\" (or \"imap-password\")");
+	}
+	if ((cfg->sink == SINK_DIRECTORY || cfg->sink == SINK_MAILDIR) && !cfg->outbox_dir)
+		diag_add(diags, DIAG_ERROR, filename, 0, "sink = %s needs \"outbox\"",
+			 cfg->sink == SINK_MAILDIR ? "maildir" : "directory");
+	if (cfg->sink == SINK_SMTP && !cfg->smtp_host)
+		diag_add(diags, DIAG_ERROR, filename, 0, "sink = smtp needs \"smtp-host\"");
+	if (cfg->log_level && strcmp(cfg->log_level, "error") && strcmp(cfg->log_level, "warning") &&
+	    strcmp(cfg->log_level, "info") && strcmp(cfg->log_level, "debug"))
+		diag_add(diags, DIAG_ERROR, filename, 0,
+			 "log-level must be error, warning, info or debug, not \"%s\"", cfg->log_level);
+	if (cfg->log_target && strcmp(cfg->log_target, "stderr") && strcmp(cfg->log_target, "syslog"))
+		diag_add(diags, DIAG_ERROR, filename, 0,
+			 "log-target must be stderr or syslog, not \"%s\"", cfg->log_target);
+	if (!cfg->imap_port)
+		cfg->imap_port = cfg->imap_tls == TLS_IMPLICIT ? 993 : 143;
+	if (!cfg->smtp_port)
+		cfg->smtp_port = cfg->smtp_tls == TLS_IMPLICIT ? 465 : 587;
+	if (!cfg->imap_folder)
+		cfg->imap_folder = xstrdup("INBOX");
+	if (!cfg->processed_folder)
+		cfg->processed_folder = xstrdup("processed");
+	if (!cfg->log_level)
+		cfg->log_level = xstrdup("info");
+	if (!cfg->log_target)
+		cfg->log_target = xstrdup("stderr");
+}
+
+struct conf *conf_parse(const char *text, size_t len, const char *filename,
+			    const char *base_dir, struct diag_list *diags)
+{
+	struct conf *cfg = xcalloc(1, sizeof *cfg);
+	size_t errors_before = diags->errors;
+	bool seen[sizeof keys / sizeof *keys] = {0};
+	conf_defaults(cfg);
+	cfg->path = xstrdup(filename);
+
+	size_t pos = 0;
+	int line = 0;
+	while (pos < len) {
+		size_t end = pos;
+		while (end < len && text[end] != '\n')
+			end++;
+		line++;
+		char *l = xstrndup(text + pos, end - pos);
+		pos = end + 1;
+		str_trim(l);
+		if (!*l || l[0] == '#') {
+			free(l);
+			continue;
+		}
+		char *eq = strchr(l, '=');
+		if (!eq) {
+			diag_add(diags, DIAG_ERROR, filename, line,
+				 "expected \"key = value\", got \"%s\"", l);
+			free(l);
+			continue;
+		}
+		*eq = '\0';
+		char *key = str_trim(l), *value = str_trim(eq + 1);
+		int sugg;
+		const struct key_def *k = find_key(key, &sugg);
+		if (!k) {
+			if (sugg >= 0)
+				diag_add(diags, DIAG_ERROR, filename, line,
+					 "unknown key \"%s\" (did you mean \"%s\"?)", key, keys[sugg].name);
+			else
+				diag_add(diags, DIAG_ERROR, filename, line, "unknown key \"%s\"", key);
+		} else if (!*value) {
+			diag_add(diags, DIAG_ERROR, filename, line, "%s has no value", k->name);
+		} else {
+			size_t idx = (size_t)(k - keys);
+			if (seen[idx])
+				diag_add(diags, DIAG_WARNING, filename, line,
+					 "%s is set again; the last value counts", k->name);
+			seen[idx] = true;
+			set_key(cfg, k, value, filename, line, base_dir, diags);
+		}
+		free(l);
+	}
+	check_required(cfg, filename, diags);
+	if (diags->errors > errors_before) {
+		conf_free(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+void conf_free(struct conf *cfg)
+{
+	if (!cfg)
+		return;
+	char **strings[] = {
+		&cfg->path, &cfg->database, &cfg->campaign_address, &cfg->campaign_from_name,
+		&cfg->templates_dir, &cfg->publish_dir, &cfg->log_level, &cfg->log_target,
+		&cfg->maildir, &cfg->processed_folder, &cfg->imap_host, &cfg->imap_user,
+		&cfg->imap_password, &cfg->imap_password_file, &cfg->imap_folder,
+		&cfg->imap_ca_file, &cfg->outbox_dir, &cfg->smtp_host, &cfg->smtp_user,
+		&cfg->smtp_password, &cfg->smtp_password_file,
+	};
+	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) {
+		if (*strings[i] && (strings[i] == &cfg->imap_password ||
+				    strings[i] == &cfg->smtp_password))
+			memset(*strings[i], 0, strlen(*strings[i]));
+		free(*strings[i]);
+	}
+	free(cfg);
+}

@@ -1,0 +1,69 @@
+/* campaignd.conf: the daemon's configuration (campaignd.conf(5)).
+ * "key = value" lines, '#' comments, every error reported with file:line. */
+#ifndef CAMPAIGN_CONF_H
+#define CAMPAIGN_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+
+enum conf_source { SOURCE_MAILDIR, SOURCE_IMAP };
+enum conf_sink { SINK_DIRECTORY, SINK_MAILDIR, SINK_SMTP };
+enum conf_tls { TLS_IMPLICIT, TLS_STARTTLS, TLS_NONE };
+
+struct conf {
+	char *path;            /* the file it was read from */
+	char *database;
+	char *campaign_address; /* the campaign's mail address, e.g. campaign@example.org */
+	char *campaign_from_name;
+	char *templates_dir;   /* organiser's overrides, may be NULL */
+	char *publish_dir;     /* where the web diary is written, may be NULL */
+	char *log_level;       /* error, warning, info, debug */
+	char *log_target;      /* stderr or syslog */
+
+	enum conf_source source;
+	char *maildir;         /* SOURCE_MAILDIR: the inbox Maildir */
+	char *processed_folder; /* IMAP folder / Maildir for processed mail */
+	char *imap_host;
+	int imap_port;
+	enum conf_tls imap_tls;
+	char *imap_user;
+	char *imap_password;
+	char *imap_password_file;
+	char *imap_folder;
+	char *imap_ca_file;
+	bool imap_insecure;    /* accept an unverified certificate (loudly logged) */
+	int poll_seconds;      /* when IDLE is not offered, or for a Maildir */
+
+	enum conf_sink sink;
+	char *outbox_dir;      /* SINK_DIRECTORY / SINK_MAILDIR */
+	char *smtp_host;
+	int smtp_port;
+	enum conf_tls smtp_tls;
+	char *smtp_user;
+	char *smtp_password;
+	char *smtp_password_file;
+	bool smtp_insecure;
+
+	size_t max_message_bytes;
+	int rate_limit_per_hour; /* mails per sender per hour before we stop replying */
+};
+
+/* Parses `len` bytes of configuration text. Relative paths in the file are
+ * resolved against `base_dir` (the config file's directory; may be NULL).
+ * Every problem is added to diags; returns NULL if there was any error.
+ * Pure: no I/O. */
+struct conf *conf_parse(const char *text, size_t len, const char *filename,
+			    const char *base_dir, struct diag_list *diags);
+
+/* Reads the file, parses it, reads the password files it names, and refuses
+ * (a diag) a file holding a password that others than its owner can read. */
+struct conf *conf_load(const char *path, struct diag_list *diags);
+
+/* The keys conf_parse knows, NULL-terminated (man page test uses it). */
+extern const char *const conf_keys[];
+
+void conf_free(struct conf *cfg);
+
+#endif

@@ -1,0 +1,686 @@
+#include "config.h"
+
+#include "engine/engine.h"
+#include "engine/engine_p.h"
+#include "model/campaign_json.h"
+#include "mail/mail_compose.h"
+#include "dbm/orders.h"
+#include "base/util.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+
+const char *engine_verdict_name(enum engine_verdict v)
+{
+	switch (v) {
+	case ENGINE_ACCEPTED: return "accepted";
+	case ENGINE_REJECTED: return "rejected";
+	case ENGINE_IGNORED: return "ignored";
+	case ENGINE_DUPLICATE: return "duplicate";
+	}
+	return "unknown";
+}
+
+void engine_outcome_free(struct engine_outcome *o)
+{
+	free(o->sender);
+	free(o->message_id);
+	free(o->player);
+	free(o->summary);
+	free(o->reply_to);
+	free(o->reply);
+	free(o->orders_understood);
+	memset(o, 0, sizeof *o);
+}
+
+struct engine *engine_new(struct store *store, struct templates *templates,
+			  const struct engine_config *cfg)
+{
+	struct engine *e = xcalloc(1, sizeof *e);
+	e->store = store;
+	e->templates = templates;
+	e->campaign_address = xstrdup(cfg->campaign_address);
+	e->from_name = cfg->from_name ? xstrdup(cfg->from_name) : NULL;
+	e->mailbox = xstrdup(cfg->mailbox ? cfg->mailbox : "INBOX");
+	const char *at = strrchr(e->campaign_address, '@');
+	e->domain = xstrdup(at ? at + 1 : "localhost");
+	e->limits = cfg->limits;
+	if (!e->limits.max_bytes)
+		e->limits.max_bytes = 1024 * 1024;
+	if (!e->limits.max_depth)
+		e->limits.max_depth = 20;
+	e->rate_limit_per_hour = cfg->rate_limit_per_hour > 0 ? cfg->rate_limit_per_hour : 30;
+	e->publish_dir = cfg->publish_dir && *cfg->publish_dir ? xstrdup(cfg->publish_dir) : NULL;
+	return e;
+}
+
+void engine_free(struct engine *e)
+{
+	if (!e)
+		return;
+	free(e->campaign_address);
+	free(e->from_name);
+	free(e->mailbox);
+	free(e->domain);
+	free(e->publish_dir);
+	free(e);
+}
+
+/* ---- the mailbox position, kept in the store's key-value table ---- */
+
+static char *kv_key(const struct engine *e, const char *what)
+{
+	return xasprintf("mailbox:%s:%s", e->mailbox, what);
+}
+
+static int kv_get_u32(struct engine *e, const char *what, uint32_t *value, char **errstr)
+{
+	char *key = kv_key(e, what), *v = NULL;
+	int rc = store_kv_get(e->store, key, &v, errstr);
+	free(key);
+	*value = v ? (uint32_t)strtoul(v, NULL, 10) : 0;
+	free(v);
+	return rc;
+}
+
+static int kv_set_u32(struct engine *e, const char *what, uint32_t value, char **errstr)
+{
+	char *key = kv_key(e, what), buf[16];
+	snprintf(buf, sizeof buf, "%u", value);
+	int rc = store_kv_set(e->store, key, buf, errstr);
+	free(key);
+	return rc;
+}
+
+int engine_mailbox_position(struct engine *e, uint32_t *uidvalidity, uint32_t *last_uid,
+			    char **errstr)
+{
+	if (kv_get_u32(e, "uidvalidity", uidvalidity, errstr) != STORE_OK)
+		return -1;
+	return kv_get_u32(e, "last_uid", last_uid, errstr) == STORE_OK ? 0 : -1;
+}
+
+static int with_transaction(struct engine *e, int (*fn)(struct engine *, void *, char **),
+			    void *arg, char **errstr)
+{
+	if (store_begin(e->store, errstr) != STORE_OK)
+		return -1;
+	if (fn(e, arg, errstr) != 0) {
+		store_rollback(e->store);
+		return -1;
+	}
+	return store_commit(e->store, errstr) == STORE_OK ? 0 : -1;
+}
+
+static int reset_fn(struct engine *e, void *arg, char **errstr)
+{
+	uint32_t uidvalidity = *(uint32_t *)arg;
+	char *key = kv_key(e, "pending_moves");
+	int rc = store_kv_set(e->store, key, NULL, errstr);
+	free(key);
+	if (rc != STORE_OK || kv_set_u32(e, "uidvalidity", uidvalidity, errstr) != STORE_OK ||
+	    kv_set_u32(e, "last_uid", 0, errstr) != STORE_OK)
+		return -1;
+	return 0;
+}
+
+int engine_mailbox_reset(struct engine *e, uint32_t uidvalidity, char **errstr)
+{
+	return with_transaction(e, reset_fn, &uidvalidity, errstr);
+}
+
+static void parse_uid_list(const char *s, uint32_t **uids, size_t *count)
+{
+	size_t cap = 0;
+	*uids = NULL;
+	*count = 0;
+	while (s && *s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s)
+			break;
+		grow_array((void **)uids, &cap, *count + 1, sizeof **uids);
+		(*uids)[(*count)++] = (uint32_t)v;
+		s = *end == ',' ? end + 1 : end;
+	}
+}
+
+static char *format_uid_list(const uint32_t *uids, size_t count)
+{
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < count; i++)
+		strbuf_printf(&sb, "%s%u", i ? "," : "", uids[i]);
+	return count ? strbuf_take(&sb) : NULL;
+}
+
+int engine_pending_moves(struct engine *e, uint32_t **uids, size_t *count, char **errstr)
+{
+	char *key = kv_key(e, "pending_moves"), *v = NULL;
+	int rc = store_kv_get(e->store, key, &v, errstr);
+	free(key);
+	parse_uid_list(v, uids, count);
+	free(v);
+	return rc == STORE_OK ? 0 : -1;
+}
+
+/* Adds (add = true) or removes uid in the pending-moves list. Inside a
+ * transaction already or alone. */
+static int update_pending_moves(struct engine *e, uint32_t uid, bool add, char **errstr)
+{
+	uint32_t *uids;
+	size_t count;
+	if (engine_pending_moves(e, &uids, &count, errstr) != 0)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 0; i < count; i++)
+		if (uids[i] != uid)
+			uids[n++] = uids[i];
+	if (add) {
+		uids = xrealloc(uids, (n + 1) * sizeof *uids);
+		uids[n++] = uid;
+	}
+	char *list = format_uid_list(uids, n);
+	char *key = kv_key(e, "pending_moves");
+	int rc = store_kv_set(e->store, key, list, errstr);
+	free(key);
+	free(list);
+	free(uids);
+	return rc == STORE_OK ? 0 : -1;
+}
+
+static int move_done_fn(struct engine *e, void *arg, char **errstr)
+{
+	return update_pending_moves(e, *(uint32_t *)arg, false, errstr);
+}
+
+int engine_move_done(struct engine *e, uint32_t uid, char **errstr)
+{
+	return with_transaction(e, move_done_fn, &uid, errstr);
+}
+
+/* ---- replies ---- */
+
+/* A token for the reply's Message-ID: stable for the same mail, unique
+ * across mails (it hashes the mail, its UID and the time of processing). */
+static char *reply_token(const char *prefix, const char *raw, size_t len, uint32_t uid,
+			 int64_t now)
+{
+	unsigned char hash[16];
+	crypto_generichash_state st;
+	crypto_generichash_init(&st, NULL, 0, sizeof hash);
+	crypto_generichash_update(&st, (const unsigned char *)raw, len);
+	crypto_generichash_update(&st, (const unsigned char *)&uid, sizeof uid);
+	crypto_generichash_update(&st, (const unsigned char *)&now, sizeof now);
+	crypto_generichash_final(&st, hash, sizeof hash);
+	char hex[sizeof hash * 2 + 1];
+	sodium_bin2hex(hex, sizeof hex, hash, sizeof hash);
+	return xasprintf("%s.%s", prefix, hex);
+}
+
+
+static char *reply_subject(const struct mail_info *info, const char *fallback)
+{
+	if (!info || !info->subject || !*info->subject)
+		return xstrdup(fallback);
+	if (str_starts_with_ci(info->subject, "re:"))
+		return xstrdup(info->subject);
+	return xasprintf("Re: %s", info->subject);
+}
+
+/* Rejections go to a registered address whatever the sender claimed to be,
+ * so a forger could use us to pester a player: they get a small budget. */
+#define REJECTIONS_PER_HOUR 3
+
+/* Per-address reply budget: true if one more reply of this class may go to
+ * addr this hour (and counts it). */
+static bool rate_allow_class(struct engine *e, const char *cls, int limit, const char *addr,
+			     int64_t now, char **errstr)
+{
+	char *key = xasprintf("rate:%s:%s:%lld", cls, addr, (long long)(now / 3600));
+	char *v = NULL;
+	bool allow = false;
+	if (store_kv_get(e->store, key, &v, errstr) == STORE_OK) {
+		int n = v ? atoi(v) : 0;
+		if (n < limit) {
+			char buf[16];
+			snprintf(buf, sizeof buf, "%d", n + 1);
+			allow = store_kv_set(e->store, key, buf, errstr) == STORE_OK;
+		}
+	}
+	free(v);
+	free(key);
+	return allow;
+}
+
+static bool rate_allow(struct engine *e, const char *addr, int64_t now, char **errstr)
+{
+	return rate_allow_class(e, "reply", e->rate_limit_per_hour, addr, now, errstr);
+}
+
+/* ---- classifying and authenticating ---- */
+
+static int player_by_address(const struct campaign *c, const char *addr)
+{
+	if (!addr)
+		return -1;
+	for (size_t i = 0; i < c->player_count; i++)
+		if (c->players[i].email && strcasecmp(c->players[i].email, addr) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const char *loop_reason(const struct engine *e, const struct mail_info *info)
+{
+	if (info->from_addr && strcasecmp(info->from_addr, e->campaign_address) == 0)
+		return "our own mail";
+	if (info->x_loop && strcasestr(info->x_loop, e->campaign_address))
+		return "mail loop (X-Loop is ours)";
+	if (info->is_report)
+		return "a bounce or delivery report";
+	if (info->auto_submitted)
+		return "an automatic reply (Auto-Submitted)";
+	if (info->is_bulk_or_list)
+		return "list or bulk mail";
+	if (info->received_count > 40)
+		return "mail loop (too many Received headers)";
+	if (!info->from_addr || !*info->from_addr)
+		return "no sender address";
+	return NULL;
+}
+
+/* Generated passwords are 16 Crockford base32 characters in groups of four,
+ * hashed as printed. Players copy them in all manner of ways: lower case,
+ * without the dashes, with spaces, O for 0 and I or L for 1. NULL if `typed`
+ * cannot be such a password. */
+static char *generated_password_form(const char *typed)
+{
+	char plain[17];
+	size_t n = 0;
+	for (const char *p = typed; *p; p++) {
+		char ch = *p;
+		if (ch == '-' || ch == ' ')
+			continue;
+		if (ch >= 'a' && ch <= 'z')
+			ch = (char)(ch - 'a' + 'A');
+		if (ch == 'O')
+			ch = '0';
+		else if (ch == 'I' || ch == 'L')
+			ch = '1';
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z')) || ch == 'U' || n == 16)
+			return NULL;
+		plain[n++] = ch;
+	}
+	if (n != 16)
+		return NULL;
+	return xasprintf("%.4s-%.4s-%.4s-%.4s", plain, plain + 4, plain + 8, plain + 12);
+}
+
+static bool password_ok(struct engine *e, const char *who, const char *typed, char **errstr)
+{
+	if (!typed)
+		return false;
+	if (store_check_password(e->store, who, typed, errstr))
+		return true;
+	char *canonical = generated_password_form(typed);
+	bool ok = canonical && strcmp(canonical, typed) != 0 && !*errstr &&
+		  store_check_password(e->store, who, canonical, errstr);
+	if (canonical)
+		sodium_memzero(canonical, strlen(canonical));
+	free(canonical);
+	return ok;
+}
+
+struct process {
+	struct engine *e;
+	const struct mail_info *info;
+	const char *raw;
+	size_t len;
+	uint32_t uid;
+	int64_t now;
+	struct campaign *c;
+	struct engine_outcome *out;
+};
+
+static json_t *base_data(const struct process *p, int player)
+{
+	json_t *d = json_object();
+	json_object_set_new(d, "campaign", json_string(p->c->name ? p->c->name : ""));
+	json_object_set_new(d, "campaign_address", json_string(p->e->campaign_address));
+	json_object_set_new(d, "year", json_integer(p->c->year));
+	json_object_set_new(d, "phase", json_string(campaign_phase_name(p->c->phase)));
+	json_object_set_new(d, "organiser_name",
+			    json_string(p->c->organiser_name ? p->c->organiser_name : ""));
+	if (player >= 0) {
+		const struct player *pl = &p->c->players[player];
+		json_object_set_new(d, "player", json_string(pl->key));
+		json_object_set_new(d, "nation", json_string(pl->nation ? pl->nation : pl->key));
+		json_object_set_new(d, "player_name", json_string(pl->name ? pl->name : ""));
+	}
+	if (p->info->subject)
+		json_object_set_new(d, "subject", json_string(p->info->subject));
+	return d;
+}
+
+/* Queues a rejection to `to` (a registered address) if the rate limit allows. */
+static int reject(struct process *p, int player, const char *to_addr, const char *to_name,
+		  const char *reason_code, const char *reason, json_t *extra, char **errstr)
+{
+	struct engine_outcome *out = p->out;
+	out->verdict = ENGINE_REJECTED;
+	free(out->summary);
+	out->summary = xstrdup(reason);
+	if (!to_addr ||
+	    !rate_allow_class(p->e, "reject", REJECTIONS_PER_HOUR, to_addr, p->now, errstr)) {
+		json_decref(extra);
+		return *errstr ? -1 : 0;
+	}
+	json_t *data = base_data(p, player);
+	json_object_set_new(data, "reason", json_string(reason));
+	json_object_set_new(data, reason_code, json_true());
+	if (extra)
+		json_object_update(data, extra);
+	json_decref(extra);
+	char *token = reply_token("reject", p->raw, p->len, p->uid, p->now);
+	char *subject = reply_subject(p->info, "Your mail to the campaign");
+	struct reply r = {to_addr, to_name, subject, "rejected", data, p->info, token,
+			  MAIL_AUTO_REPLIED, NULL, 0, NULL};
+	int rc = engine_queue_mail(p->e, &r, p->c->name, p->now, &out->reply, errstr);
+	free(token);
+	free(subject);
+	json_decref(data);
+	if (rc == 0)
+		out->reply_to = xstrdup(to_addr);
+	return rc;
+}
+
+static char *render_optional(struct engine *e, const char *name, const json_t *data)
+{
+	char *err = NULL;
+	char *text = templates_render(e->templates, name, data, &err);
+	free(err);
+	return text;
+}
+
+static int accept_orders(struct process *p, struct order_set *set, int player, char **errstr)
+{
+	struct engine *e = p->e;
+	struct campaign *c = p->c;
+	struct engine_outcome *out = p->out;
+	const struct player *pl = &c->players[player];
+	int rc = -1;
+	char *pending_text = NULL, *merged_text = NULL, *token = NULL, *subject = NULL;
+	struct order_set pending, merged;
+	orders_set_init(&pending);
+	orders_set_init(&merged);
+	json_t *data = NULL;
+
+	orders_validate(set, c, player);
+	if (store_orders_get(e->store, pl->key, c->year, c->phase, &pending_text, errstr) != STORE_OK)
+		goto done;
+	if (pending_text)
+		orders_parse(pending_text, c, player, &pending);
+	orders_merge(&pending, set, &merged);
+	merged_text = orders_format_pending(&merged, c);
+	if (store_orders_set(e->store, pl->key, c->year, c->phase, merged_text, p->now, errstr) !=
+	    STORE_OK)
+		goto done;
+	bool password_changed = false;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->kind == ORDER_PASSWORD && o->status == ORDER_OK && o->secret) {
+			if (store_set_password(e->store, pl->key, o->secret, errstr) != STORE_OK)
+				goto done;
+			password_changed = true;
+		}
+	}
+
+	char *year_note = NULL;
+	if (engine_year_after_orders(e, player, set, p->now, &year_note, errstr) != 0)
+		goto done;
+
+	out->verdict = ENGINE_ACCEPTED;
+	out->order_errors = set->errors;
+	out->summary = xasprintf("orders from %s accepted, %zu line%s in error", pl->key,
+				 set->errors, set->errors == 1 ? "" : "s");
+	out->orders_understood = xstrdup(merged_text);
+
+	data = orders_ack_json(set, &merged, c, player);
+	json_t *base = base_data(p, player);
+	json_object_update_missing(data, base);
+	json_decref(base);
+	json_object_set_new(data, "password_changed", json_boolean(password_changed));
+	if (year_note)
+		json_object_set_new(data, "year_note", json_string(year_note));
+	free(year_note);
+	if (set->wants_help) {
+		char *help = render_optional(e, "help", data);
+		if (help)
+			json_object_set_new(data, "help_text", json_string(help));
+		free(help);
+	}
+	if (set->wants_status) {
+		json_t *state = campaign_to_json(c);
+		json_object_set_new(data, "state", state);
+		char *status = render_optional(e, "status", data);
+		if (status)
+			json_object_set_new(data, "status_text", json_string(status));
+		free(status);
+	}
+	if (!rate_allow(e, pl->email, p->now, errstr)) {
+		if (*errstr)
+			goto done;
+		free(out->summary);
+		out->summary = xasprintf("orders from %s accepted; no reply (rate limit)", pl->key);
+		rc = 0;
+		goto done;
+	}
+	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
+	subject = reply_subject(p->info, "Your orders");
+	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
+			  MAIL_AUTO_REPLIED, NULL, 0, NULL};
+	if (engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
+		goto done;
+	out->reply_to = xstrdup(pl->email);
+	rc = 0;
+done:
+	json_decref(data);
+	free(token);
+	free(subject);
+	free(pending_text);
+	free(merged_text);
+	orders_set_free(&pending);
+	orders_set_free(&merged);
+	return rc;
+}
+
+/* An authenticated organiser mail: its orders are carried out and the
+ * organiser gets what was done (or refused) back. */
+static int organiser_orders(struct process *p, struct order_set *set, char **errstr)
+{
+	struct engine *e = p->e;
+	struct campaign *c = p->c;
+	struct engine_outcome *out = p->out;
+	char *report = NULL;
+	if (engine_year_organiser_mail(e, set, p->now, &report, errstr) != 0)
+		return -1;
+	out->summary = xstrdup("organiser orders carried out");
+	json_t *data = base_data(p, -1);
+	json_object_set_new(data, "report", json_string(report));
+	free(report);
+	int rc = 0;
+	if (c->organiser_email) {
+		char *token = reply_token("org", p->raw, p->len, p->uid, p->now);
+		char *subject = reply_subject(p->info, "Your organiser orders");
+		struct reply r = {c->organiser_email, c->organiser_name, subject, "organiser-reply",
+				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL};
+		rc = engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr);
+		if (rc == 0)
+			out->reply_to = xstrdup(c->organiser_email);
+		free(token);
+		free(subject);
+	}
+	json_decref(data);
+	return rc;
+}
+
+static int apply_mail(struct process *p, char **errstr)
+{
+	struct engine *e = p->e;
+	const struct mail_info *info = p->info;
+	struct engine_outcome *out = p->out;
+	struct campaign *c = p->c;
+
+	const char *loop = loop_reason(e, info);
+	if (loop) {
+		out->verdict = ENGINE_IGNORED;
+		out->summary = xstrdup(loop);
+		return 0;
+	}
+	int by_addr = player_by_address(c, info->from_addr);
+	bool organiser_addr = c->organiser_email && info->from_addr &&
+			      strcasecmp(c->organiser_email, info->from_addr) == 0;
+	const struct player *known = by_addr >= 0 ? &c->players[by_addr] : NULL;
+
+	if (info->refusal) {
+		if (!known && !organiser_addr) {
+			out->verdict = ENGINE_IGNORED;
+			out->summary = xasprintf("unknown sender, unreadable mail (%s)", info->refusal);
+			return 0;
+		}
+		char *reason = xasprintf("your mail could not be read: %s", info->refusal);
+		int rc = reject(p, by_addr, known ? known->email : c->organiser_email,
+				known ? known->name : c->organiser_name, "unreadable", reason,
+				NULL, errstr);
+		free(reason);
+		return rc;
+	}
+
+	struct order_set set;
+	orders_parse(info->text, c, -1, &set);
+	int rc = 0;
+	if (set.organiser) {
+		bool ok = password_ok(e, STORE_ORGANISER, set.password, errstr);
+		if (*errstr) {
+			rc = -1;
+		} else if (!ok) {
+			rc = reject(p, -1, c->organiser_email, c->organiser_name, "wrong_password",
+				    "wrong organiser password: nothing was changed", NULL, errstr);
+		} else {
+			out->verdict = ENGINE_ACCEPTED;
+			out->organiser = out->authenticated = true;
+			rc = organiser_orders(p, &set, errstr);
+		}
+	} else if (set.player < 0) {
+		if (!known) {
+			out->verdict = ENGINE_IGNORED;
+			out->summary = xstrdup("unknown sender and no valid PLAYER line");
+		} else {
+			json_t *extra = json_object();
+			json_object_set_new(extra, "lines", orders_ack_json(&set, &set, c, by_addr));
+			rc = reject(p, by_addr, known->email, known->name, "no_player_line",
+				    "no PLAYER line with your nation and password: nothing was changed",
+				    extra, errstr);
+		}
+	} else {
+		const struct player *pl = &c->players[set.player];
+		free(out->player);
+		out->player = xstrdup(pl->key);
+		bool ok = password_ok(e, pl->key, set.password, errstr);
+		if (*errstr) {
+			rc = -1;
+		} else if (!ok) {
+			/* the reply goes to the registered address, never to the sender */
+			rc = reject(p, set.player, pl->email, pl->name, "wrong_password",
+				    "wrong password: nothing was changed", NULL, errstr);
+		} else {
+			out->authenticated = true;
+			rc = accept_orders(p, &set, set.player, errstr);
+		}
+	}
+	orders_set_free(&set);
+	return rc;
+}
+
+int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *raw,
+			size_t len, int64_t now, bool dry_run, struct engine_outcome *out,
+			char **errstr)
+{
+	struct mail_info info;
+	struct campaign *c = NULL;
+	char *msgid = NULL;
+	int rc = -1;
+	memset(out, 0, sizeof *out);
+	mail_read(raw, len, &e->limits, &info);
+	out->sender = info.from_addr ? xstrdup(info.from_addr) : NULL;
+	out->message_id = info.message_id ? xstrdup(info.message_id) : NULL;
+	if (info.message_id)
+		msgid = xasprintf("<%s>", info.message_id);
+
+	if (store_begin(e->store, errstr) != STORE_OK)
+		goto out_free;
+	bool seen = false;
+	if (store_inbound_seen(e->store, e->mailbox, uidvalidity, uid, msgid, &seen, errstr) !=
+	    STORE_OK)
+		goto fail;
+	if (seen) {
+		out->verdict = ENGINE_DUPLICATE;
+		out->summary = xstrdup("already processed (same UID or Message-ID)");
+	} else {
+		if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+			goto fail;
+		struct process p = {e, &info, raw, len, uid, now, c, out};
+		if (apply_mail(&p, errstr) != 0)
+			goto fail;
+		struct store_inbound row = {
+			.mailbox = e->mailbox,
+			.uidvalidity = uidvalidity,
+			.uid = uid,
+			.message_id = msgid,
+			.sender = info.from_addr,
+			.received_at = now,
+			.status = engine_verdict_name(out->verdict),
+			.summary = out->summary,
+		};
+		bool dup = false;
+		if (store_inbound_record(e->store, &row, &dup, errstr) != STORE_OK)
+			goto fail;
+	}
+	if (uid) {
+		uint32_t last = 0;
+		if (kv_get_u32(e, "last_uid", &last, errstr) != STORE_OK)
+			goto fail;
+		if (uid > last && kv_set_u32(e, "last_uid", uid, errstr) != STORE_OK)
+			goto fail;
+		if (kv_set_u32(e, "uidvalidity", uidvalidity, errstr) != STORE_OK)
+			goto fail;
+		if (update_pending_moves(e, uid, true, errstr) != 0)
+			goto fail;
+	}
+	if (dry_run) {
+		store_rollback(e->store);
+		e->publish_due = false;
+		rc = 0;
+	} else {
+		rc = store_commit(e->store, errstr) == STORE_OK ? 0 : -1;
+	}
+	goto out_free;
+fail:
+	store_rollback(e->store);
+	e->publish_due = false;
+out_free:
+	if (rc != 0)
+		engine_outcome_free(out); /* nothing happened: nothing to report */
+	campaign_free(c);
+	free(msgid);
+	mail_info_free(&info);
+	if (rc == 0) {
+		char *perr = NULL;
+		engine_publish_if_due(e, &perr);
+		free(perr);
+	}
+	return rc;
+}

@@ -1,0 +1,172 @@
+/* The engine: applies one step to the stored campaign inside one SQLite
+ * transaction. For now, an inbound mail: dedupe, classify (loops, bounces,
+ * lists), authenticate, parse and check the orders, store them, and queue
+ * the reply in the outbox — all committed together or not at all. And the
+ * outbox: deliver what is due through a sink, with retries and backoff. */
+#ifndef CAMPAIGN_ENGINE_H
+#define CAMPAIGN_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mail/mail_read.h"
+#include "store/store.h"
+#include "text/templates.h"
+#include "mail/transport.h"
+
+struct engine_config {
+	const char *campaign_address; /* the address players write to */
+	const char *from_name;        /* NULL: the campaign's name */
+	const char *mailbox;          /* the source mailbox's name, e.g. "INBOX" */
+	struct mail_read_limits limits;
+	int rate_limit_per_hour;      /* replies to one address in an hour */
+	const char *publish_dir;      /* NULL: no web diary; else it is written
+				       * there after every turn and year end */
+};
+
+enum engine_verdict {
+	ENGINE_ACCEPTED,  /* authenticated; orders stored (even with errors in lines) */
+	ENGINE_REJECTED,  /* a player's mail that changed nothing: wrong password,
+			     no PLAYER line, unreadable, too large */
+	ENGINE_IGNORED,   /* not for us to answer: bounce, auto-reply, list, loop,
+			     unknown sender */
+	ENGINE_DUPLICATE, /* already processed (same UID or Message-ID) */
+};
+
+const char *engine_verdict_name(enum engine_verdict v);
+
+/* What happened to one mail, for logs and campaignctl check-mail. */
+struct engine_outcome {
+	enum engine_verdict verdict;
+	char *sender;       /* From address, may be NULL */
+	char *message_id;   /* Message-ID without <>, may be NULL */
+	char *player;       /* the player key it authenticated as, or NULL */
+	bool organiser;
+	bool authenticated;
+	char *summary;      /* one line: why */
+	size_t order_errors;
+	char *reply_to;     /* address the reply goes to, NULL if no reply */
+	char *reply;        /* the reply's text as rendered, NULL if no reply */
+	char *orders_understood; /* the lines as understood, for check-mail */
+};
+void engine_outcome_free(struct engine_outcome *o);
+
+struct engine;
+
+/* The engine borrows store and templates (they must outlive it). */
+struct engine *engine_new(struct store *store, struct templates *templates,
+			  const struct engine_config *cfg);
+void engine_free(struct engine *e);
+
+/* One inbound mail (uidvalidity/uid 0 when the source has none). In one
+ * transaction: records it, applies it, queues the reply, advances the
+ * mailbox's last UID (when uid is not 0) and notes that the message must be
+ * moved. With dry_run, everything is rolled back and only *out tells what
+ * would have happened. Returns 0, or -1 with *errstr when the database
+ * failed: nothing was recorded, *out is left empty (nothing to free), and
+ * the mail must be fetched again later. */
+int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *raw,
+			size_t len, int64_t now, bool dry_run, struct engine_outcome *out,
+			char **errstr);
+
+/* The mailbox's stored position: UIDVALIDITY (0 if none yet) and last UID. */
+int engine_mailbox_position(struct engine *e, uint32_t *uidvalidity, uint32_t *last_uid,
+			    char **errstr);
+/* Starts over under a new UIDVALIDITY (messages are then matched by
+ * Message-ID). */
+int engine_mailbox_reset(struct engine *e, uint32_t uidvalidity, char **errstr);
+/* UIDs committed but not yet moved out of the inbox, oldest first; *uids is
+ * malloc'd. */
+int engine_pending_moves(struct engine *e, uint32_t **uids, size_t *count, char **errstr);
+/* Records that uid was moved. */
+int engine_move_done(struct engine *e, uint32_t uid, char **errstr);
+
+/* Delivers the outbox mail that is due through sink: sent mail is marked
+ * sent; a temporary failure is retried later (1 min, 2, 4 ... at most 1 h);
+ * a permanent one is marked failed and reported to the organiser by mail.
+ * *sent and *failed count this round. Returns 0, or -1 on a database error. */
+int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, size_t *sent,
+			size_t *failed, char **errstr);
+
+/* Seconds until the next queued mail is due (0 if one is due now), or -1 if
+ * the outbox is empty. */
+int64_t engine_outbox_next_due(struct engine *e, int64_t now);
+
+/* ---- the campaign year by mail (engine_year.c) ----
+ * Turns, decisions, battles, recruitment and the year's end, driven by the
+ * pure state machine in year.h: each call loads the campaign and the year's
+ * state, lets the machine act at `now`, stores its events, queues its mail
+ * (rendered from templates) and saves, all in one transaction. Times are
+ * always passed in; nothing here reads a clock or sleeps. */
+
+/* Starts the campaign: year c->year's campaign phase, the sequence of play
+ * announced. `seed_hex` (64 hex digits, or NULL) is a master seed the year
+ * seeds are derived from (HMAC-SHA256(master, "year|N"), for tests and
+ * replays); without it each year's seed is random. Returns 0, 1 if refused
+ * (*report says why: already started, a bad seed), -1 on a database error.
+ * *report (allocated) tells what happened. */
+int engine_start(struct engine *e, int64_t now, const char *seed_hex, char **report,
+		 char **errstr);
+
+/* What engine_tick noticed about the clock. */
+struct engine_tick_info {
+	bool clock_backwards; /* now is before the previous run: no deadline fired */
+	bool downtime;        /* more than max_gap since the previous run */
+	bool grace_granted;   /* a deadline passed during it: moved by the grace */
+	int64_t gap;          /* seconds since the previous run (negative: backwards) */
+};
+
+/* Each daemon cycle: reminders, deadlines and steps that are due at `now`.
+ * The time of each run is kept; a gap of more than `max_gap` seconds (0:
+ * none is too long) is our own downtime: a deadline that fell in it is not
+ * fired but moved to now + grace_hours, and the players are told. A clock
+ * that went backwards fires nothing this time. Both are logged as events
+ * of kind "clock". Returns 0, or -1 with *errstr on a database error. */
+int engine_tick(struct engine *e, int64_t now, int64_t max_gap, struct engine_tick_info *info,
+		char **errstr);
+
+enum engine_action {
+	ENGINE_ACT_DEADLINE,       /* seconds, relative */
+	ENGINE_ACT_PAUSE,
+	ENGINE_ACT_RESUME,
+	ENGINE_ACT_PROCESS,        /* arg: the step's name */
+	ENGINE_ACT_PREVIEW,        /* what processing the step now would do */
+	ENGINE_ACT_COMMENT,        /* arg: the text */
+	ENGINE_ACT_UNDO,           /* back to before the last step (and pause) */
+	ENGINE_ACT_BATTLE_RESULT,  /* arg: the result lines (BATTLE AT ...) */
+	ENGINE_ACT_REPLACE_PLAYER, /* arg: key; name, email: the new person */
+	ENGINE_ACT_REMOVE_PLAYER,  /* arg: key */
+	ENGINE_ACT_INVITE,         /* new passwords, rules and reference to everyone */
+};
+
+struct engine_action_request {
+	enum engine_action action;
+	int64_t seconds;   /* DEADLINE: how much (may be negative) */
+	bool relative;     /* DEADLINE: from the current deadline, else from now */
+	const char *arg;
+	const char *name;  /* REPLACE_PLAYER */
+	const char *email; /* REPLACE_PLAYER */
+};
+
+/* An organiser action (campaignctl; the mail orders use the same code).
+ * Every action done is logged (an event of kind "organiser") and announced
+ * to the players (template "organiser-action"). PREVIEW changes nothing: it
+ * runs on a copy with throwaway dice. Returns 0 (done), 1 (refused: *report
+ * says why) or -1 (database error, *errstr). *report (allocated) says what
+ * was done; for REPLACE_PLAYER it holds the new password. */
+int engine_action(struct engine *e, const struct engine_action_request *req, int64_t now,
+		  char **report, char **errstr);
+
+/* The web diary (publish.h) is rewritten into cfg->publish_dir after a
+ * committed step that ended a turn or a year (engine_tick, a player's or
+ * the organiser's mail, engine_action). A failure to write it is logged as
+ * a warning and never fails the step: the diary is written again after the
+ * next turn. Called by those functions themselves; returns 0 (written, or
+ * nothing due), -1 with *errstr when writing failed. */
+int engine_publish_if_due(struct engine *e, char **errstr);
+
+/* A few lines on the year: the step, its deadline, who it waits for. */
+int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr);
+
+#endif

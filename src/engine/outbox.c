@@ -1,0 +1,201 @@
+/* The outbox: every mail the engine sends is rendered and queued here, in
+ * the caller's transaction (engine_queue_mail), and sent later with retries
+ * (engine_flush_outbox), so a reply leaves exactly once and only after its
+ * cause was committed. */
+#include "config.h"
+
+#include "engine/engine.h"
+#include "engine/engine_p.h"
+#include "mail/mail_compose.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- queueing ---- */
+
+int engine_queue_mail(struct engine *e, const struct reply *r, const char *campaign_name,
+		      int64_t now, char **body_out, char **errstr)
+{
+	char *body = templates_render(e->templates, r->template_name, r->data, errstr);
+	if (!body)
+		return -1;
+	struct mail_address to = {r->to_name, r->to_addr};
+	char *msgid = NULL, *refs = NULL, *html = NULL;
+	if (r->html_template) {
+		json_t *hd = json_deep_copy(r->data);
+		json_t *lines = json_array();
+		for (const char *at = body; *at;) {
+			const char *nl = strchr(at, '\n');
+			size_t n = nl ? (size_t)(nl - at) : strlen(at);
+			json_array_append_new(lines, json_stringn(at, n));
+			at += n + (nl ? 1 : 0);
+		}
+		json_object_set_new(hd, "text_body", json_string(body));
+		json_object_set_new(hd, "text_lines", lines);
+		char *herr = NULL;
+		html = templates_render(e->templates, r->html_template, hd, &herr);
+		free(herr);
+		json_decref(hd);
+	}
+	if (r->in_reply_to && r->in_reply_to->message_id) {
+		msgid = xasprintf("<%s>", r->in_reply_to->message_id);
+		refs = r->in_reply_to->references
+			       ? xasprintf("%s %s", r->in_reply_to->references, msgid)
+			       : xstrdup(msgid);
+	}
+	struct mail_compose m = {
+		.from = {e->from_name ? e->from_name : campaign_name, e->campaign_address},
+		.to = &to,
+		.n_to = 1,
+		.subject = r->subject,
+		.text_body = body,
+		.message_id_token = r->token,
+		.domain = e->domain,
+		.in_reply_to = msgid,
+		.references = refs,
+		.auto_submitted = r->auto_submitted,
+		.x_loop = e->campaign_address,
+		.date = now,
+		.attachments = r->attachments,
+		.n_attachments = r->n_attachments,
+		.html_body = html,
+	};
+	size_t len = 0;
+	char *raw = mail_compose(&m, &len, errstr);
+	free(msgid);
+	free(refs);
+	free(html);
+	if (!raw) {
+		free(body);
+		return -1;
+	}
+	char *id = mail_compose_message_id(r->token, e->domain);
+	int rc = store_outbox_add(e->store, id, r->to_addr, raw, len, now, NULL, errstr);
+	free(id);
+	if (rc != STORE_OK) {
+		free(raw);
+		free(body);
+		return -1;
+	}
+	free(raw);
+	if (body_out)
+		*body_out = body;
+	else
+		free(body);
+	return 0;
+}
+
+/* ---- the outbox ---- */
+
+static int64_t retry_delay(int attempts)
+{
+	int64_t d = 60;
+	for (int i = 1; i < attempts && d < 3600; i++)
+		d *= 2;
+	return d < 3600 ? d : 3600;
+}
+
+static void split_recipients(char *list, const char **rcpts, size_t max, size_t *n)
+{
+	*n = 0;
+	for (char *tok = strtok(list, ", "); tok && *n < max; tok = strtok(NULL, ", "))
+		rcpts[(*n)++] = tok;
+}
+
+static int report_failure(struct engine *e, const struct store_outbox_item *it, int64_t now,
+			  char **errstr)
+{
+	struct campaign *c = NULL;
+	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+		return -1;
+	int rc = 0;
+	if (c->organiser_email && !strcasestr(it->recipients, c->organiser_email)) {
+		json_t *data = json_object();
+		json_object_set_new(data, "campaign", json_string(c->name ? c->name : ""));
+		json_object_set_new(data, "recipients", json_string(it->recipients));
+		json_object_set_new(data, "message_id", json_string(it->message_id));
+		json_object_set_new(data, "error", json_string(it->last_error ? it->last_error : ""));
+		char *token = xasprintf("failed.%lld", (long long)it->id);
+		struct reply r = {c->organiser_email, c->organiser_name,
+				  "Undeliverable campaign mail", "delivery-failed", data, NULL,
+				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL};
+		char *err = NULL;
+		rc = engine_queue_mail(e, &r, c->name, now, NULL, &err);
+		if (rc != 0 && errstr)
+			*errstr = err;
+		else
+			free(err);
+		free(token);
+		json_decref(data);
+	}
+	campaign_free(c);
+	return rc;
+}
+
+int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, size_t *sent,
+			size_t *failed, char **errstr)
+{
+	struct store_outbox_item *items = NULL;
+	size_t count = 0;
+	*sent = *failed = 0;
+	if (store_outbox_due(e->store, now, 100, &items, &count, errstr) != STORE_OK)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		struct store_outbox_item *it = &items[i];
+		char *list = xstrdup(it->recipients);
+		const char *rcpts[32];
+		size_t n;
+		split_recipients(list, rcpts, 32, &n);
+		char *err = NULL;
+		enum transport_status st =
+			mail_sink_send(sink, e->campaign_address, rcpts, n, it->raw, it->raw_len, &err);
+		free(list);
+		if (store_begin(e->store, errstr) != STORE_OK) {
+			free(err);
+			rc = -1;
+			break;
+		}
+		int s;
+		if (st == TRANSPORT_OK) {
+			s = store_outbox_mark_sent(e->store, it->id, now, errstr);
+			(*sent)++;
+		} else if (st == TRANSPORT_PERMFAIL) {
+			s = store_outbox_mark_failed(e->store, it->id, err ? err : "refused", errstr);
+			free(it->last_error);
+			it->last_error = xstrdup(err ? err : "refused");
+			if (s == STORE_OK)
+				s = report_failure(e, it, now, errstr) == 0 ? STORE_OK : STORE_ERROR;
+			(*failed)++;
+		} else {
+			s = store_outbox_reschedule(e->store, it->id,
+						    now + retry_delay(it->attempts + 1),
+						    err ? err : "temporary failure", errstr);
+			(*failed)++;
+		}
+		free(err);
+		if (s != STORE_OK) {
+			store_rollback(e->store);
+			rc = -1;
+		} else if (store_commit(e->store, errstr) != STORE_OK) {
+			rc = -1;
+		}
+	}
+	store_outbox_items_free(items, count);
+	return rc;
+}
+
+int64_t engine_outbox_next_due(struct engine *e, int64_t now)
+{
+	struct store_outbox_item *items = NULL;
+	size_t count = 0;
+	int64_t next = -1;
+	if (store_outbox_due(e->store, now + 366LL * 86400, 1, &items, &count, NULL) == STORE_OK &&
+	    count == 1)
+		next = items[0].next_attempt_at > now ? items[0].next_attempt_at - now : 0;
+	store_outbox_items_free(items, count);
+	return next;
+}

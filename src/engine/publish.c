@@ -1,0 +1,503 @@
+#include "config.h"
+
+#include "engine/publish.h"
+#include "model/campaign_json.h"
+#include "text/diary.h"
+#include "text/map_svg.h"
+#include "store/store.h"
+#include "text/templates.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* How many of the latest year's entries the front page shows. */
+#define PUBLISH_LATEST_ENTRIES 12
+
+struct site {
+	struct store *store;
+	const char *dir;
+	struct templates *t;
+	struct campaign *c;  /* the campaign as it stands */
+	json_t *events;      /* every event, oldest first */
+	json_t *years;       /* [int]: the years that have events, oldest first */
+	json_t *nav;         /* [{"year", "href"}] newest first, for every page */
+	char *err;
+	bool own_transaction; /* publish_site began the read transaction */
+};
+
+/* Writes `len` bytes to dir/name through a temporary file and a rename. */
+static int write_atomic(struct site *s, const char *name, const char *data, size_t len)
+{
+	char *path = xasprintf("%s/%s", s->dir, name);
+	char *tmp = xasprintf("%s/.%s.tmp%ld", s->dir, name, (long)getpid());
+	int rc = -1;
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		s->err = xasprintf("%s: %s", tmp, strerror(errno));
+		goto done;
+	}
+	size_t written = fwrite(data, 1, len, f);
+	bool failed = written != len || fflush(f) != 0 || fsync(fileno(f)) != 0;
+	int saved = errno;
+	if (fclose(f) != 0 && !failed) {
+		failed = true;
+		saved = errno;
+	}
+	if (failed) {
+		s->err = xasprintf("%s: %s", tmp, strerror(saved ? saved : EIO));
+		unlink(tmp);
+		goto done;
+	}
+	if (rename(tmp, path) != 0) {
+		s->err = xasprintf("%s: %s", path, strerror(errno));
+		unlink(tmp);
+		goto done;
+	}
+	rc = 0;
+done:
+	free(path);
+	free(tmp);
+	return rc;
+}
+
+static int render_to(struct site *s, const char *template_name, const json_t *data,
+		     const char *file)
+{
+	char *err = NULL;
+	char *out = templates_render(s->t, template_name, data, &err);
+	if (!out) {
+		s->err = xasprintf("%s: %s", file, err ? err : "cannot render");
+		free(err);
+		return -1;
+	}
+	int rc = write_atomic(s, file, out, strlen(out));
+	free(out);
+	return rc;
+}
+
+/* The map without its XML declaration, to put inside an HTML page. */
+static json_t *inline_svg(const char *svg)
+{
+	const char *p = svg;
+	if (strncmp(p, "<?xml", 5) == 0) {
+		const char *nl = strchr(p, '\n');
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	return json_string(p);
+}
+
+/* Sets "text" on each event of a list: the diary-event phrasing as plain
+ * text, which the page templates escape. */
+static int add_texts(struct site *s, json_t *list)
+{
+	size_t i;
+	json_t *ev;
+	json_array_foreach(list, i, ev) {
+		char *err = NULL;
+		char *text = templates_render(s->t, "diary-event", ev, &err);
+		if (!text) {
+			s->err = xasprintf("diary-event: %s", err ? err : "cannot render");
+			free(err);
+			return -1;
+		}
+		str_trim(text);
+		json_t *j = json_string(text);
+		free(text);
+		json_object_set_new(ev, "text", j ? j : json_string(""));
+	}
+	return 0;
+}
+
+static int add_all_texts(struct site *s, json_t *diary)
+{
+	static const char *const lists[] = {"foreword", "prelude", "recruitment", "ending",
+					    "afterword", NULL};
+	for (size_t i = 0; lists[i]; i++)
+		if (add_texts(s, json_object_get(diary, lists[i])) != 0)
+			return -1;
+	size_t k;
+	json_t *turn;
+	json_array_foreach(json_object_get(diary, "turns"), k, turn)
+		if (add_texts(s, json_object_get(turn, "events")) != 0)
+			return -1;
+	return 0;
+}
+
+static json_t *year_events(const json_t *all, int year)
+{
+	json_t *list = json_array();
+	size_t i;
+	json_t *ev;
+	json_array_foreach((json_t *)all, i, ev)
+		if (json_integer_value(json_object_get(ev, "year")) == year)
+			json_array_append(list, ev);
+	return list;
+}
+
+/* The dice of `year` for the diary: the commitment, and the seed once it
+ * has been revealed. */
+static json_t *dice_for_year(struct site *s, int year)
+{
+	struct store_dice_year dy;
+	json_t *d = json_object();
+	if (store_dice_year_get(s->store, year, &dy, NULL) != STORE_OK)
+		return d;
+	json_t *j = json_string(dy.commitment);
+	if (j)
+		json_object_set_new(d, "commitment", j);
+	j = dy.revealed ? json_string(dy.seed_hex) : NULL;
+	if (j)
+		json_object_set_new(d, "seed", j);
+	return d;
+}
+
+static json_t *comments_for_year(struct site *s, int year)
+{
+	json_t *comments = NULL;
+	if (store_comments(s->store, year, &comments, NULL) != STORE_OK)
+		return NULL;
+	return comments;
+}
+
+/* The diary of `year` with the campaign as it stood at its end, its map,
+ * and the fields every page has. *map_out gets the map (caller frees). */
+static json_t *year_page_data(struct site *s, int year, char **map_out)
+{
+	json_t *doc = campaign_to_json(s->c);
+	char *err = NULL;
+	struct campaign *then = campaign_from_json(doc, &err);
+	json_decref(doc);
+	if (!then) {
+		s->err = xasprintf("cannot copy the campaign: %s", err ? err : "?");
+		free(err);
+		return NULL;
+	}
+	bool rewound = diary_rewind(then, s->events, year);
+	json_t *evs = year_events(s->events, year);
+	json_t *comments = comments_for_year(s, year);
+	json_t *dice = dice_for_year(s, year);
+	json_t *data = diary_year_json(then, evs, year, comments, dice);
+	json_decref(evs);
+	json_decref(comments);
+	json_decref(dice);
+
+	struct map_svg_options mo;
+	map_svg_options_default(&mo);
+	/* Troops of an earlier year are not in the events: no AP badges. */
+	mo.show_armies = !rewound;
+	char *title = xasprintf("%s, end of %d", s->c->name ? s->c->name : "Campaign", year);
+	mo.title = title;
+	char *map = map_svg(then, &mo);
+	free(title);
+	json_object_set_new(data, "map_svg", inline_svg(map));
+	json_object_set_new(data, "armies_shown", json_boolean(!rewound));
+	*map_out = map;
+	campaign_free(then);
+	json_object_set(data, "years", s->nav);
+	return data;
+}
+
+static void year_name(char *buf, size_t n, const char *prefix, int year, const char *ext)
+{
+	snprintf(buf, n, "%s%d%s", prefix, year, ext);
+}
+
+/* Links to the year before and after, for the year pages. */
+static void set_neighbours(struct site *s, json_t *data, size_t index)
+{
+	char name[64];
+	if (index > 0) {
+		int y = (int)json_integer_value(json_array_get(s->years, index - 1));
+		year_name(name, sizeof name, "year-", y, ".html");
+		json_object_set_new(data, "previous", json_pack("{s:i, s:s}", "year", y, "href", name));
+	}
+	if (index + 1 < json_array_size(s->years)) {
+		int y = (int)json_integer_value(json_array_get(s->years, index + 1));
+		year_name(name, sizeof name, "year-", y, ".html");
+		json_object_set_new(data, "next", json_pack("{s:i, s:s}", "year", y, "href", name));
+	}
+}
+
+/* An Atom date from a campaign year: the last day of the year. Years
+ * before 1 or after 9999 do not fit RFC 3339 and are clamped. */
+static json_t *atom_date(int year)
+{
+	if (year < 1)
+		year = 1;
+	if (year > 9999)
+		year = 9999;
+	char buf[32];
+	snprintf(buf, sizeof buf, "%04d-12-31T00:00:00Z", year);
+	return json_string(buf);
+}
+
+/* A stable id for the feed: the campaign's name as a URN part. */
+static char *campaign_slug(const char *name)
+{
+	struct strbuf sb = {0};
+	for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p; p++) {
+		if (('a' <= *p && *p <= 'z') || ('0' <= *p && *p <= '9'))
+			strbuf_putc(&sb, (char)*p);
+		else if ('A' <= *p && *p <= 'Z')
+			strbuf_putc(&sb, (char)(*p - 'A' + 'a'));
+		else if (sb.len && sb.data[sb.len - 1] != '-')
+			strbuf_putc(&sb, '-');
+	}
+	while (sb.len && sb.data[sb.len - 1] == '-')
+		sb.data[--sb.len] = '\0';
+	if (!sb.len)
+		strbuf_puts(&sb, "campaign");
+	return strbuf_take(&sb);
+}
+
+static int publish_years(struct site *s, json_t *entries)
+{
+	size_t n = json_array_size(s->years);
+	char *slug = campaign_slug(s->c->name);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		int year = (int)json_integer_value(json_array_get(s->years, i));
+		char *map = NULL;
+		json_t *data = year_page_data(s, year, &map);
+		if (!data) {
+			rc = -1;
+			break;
+		}
+		char page[64], svg[64];
+		year_name(page, sizeof page, "year-", year, ".html");
+		year_name(svg, sizeof svg, "map-", year, ".svg");
+		json_object_set_new(data, "map_href", json_string(svg));
+		set_neighbours(s, data, i);
+
+		/* The feed entry carries the plain-text diary. */
+		char *err = NULL;
+		char *text = templates_render(s->t, "diary", data, &err);
+		if (!text) {
+			s->err = xasprintf("diary: %s", err ? err : "cannot render");
+			free(err);
+			rc = -1;
+		}
+		if (rc == 0) {
+			char *id = xasprintf("urn:campaignd:%s:year:%d", slug, year);
+			json_t *content = json_string(text);
+			json_array_insert_new(
+				entries, 0,
+				json_pack("{s:i, s:s, s:o, s:s, s:o}", "year", year, "id", id,
+					  "updated", atom_date(year), "href", page, "content",
+					  content ? content : json_string("")));
+			free(id);
+		}
+		free(text);
+		if (rc == 0)
+			rc = add_all_texts(s, data);
+		if (rc == 0)
+			rc = write_atomic(s, svg, map, strlen(map));
+		if (rc == 0)
+			rc = render_to(s, "web-year", data, page);
+		free(map);
+		json_decref(data);
+	}
+	free(slug);
+	return rc;
+}
+
+/* The latest narrated entries of a diary, newest last. */
+static json_t *latest_entries(const json_t *diary)
+{
+	json_t *all = json_array();
+	static const char *const lists[] = {"foreword", "prelude", NULL};
+	for (size_t i = 0; lists[i]; i++)
+		json_array_extend(all, json_object_get(diary, lists[i]));
+	size_t k;
+	json_t *turn;
+	json_array_foreach(json_object_get(diary, "turns"), k, turn)
+		json_array_extend(all, json_object_get(turn, "events"));
+	json_array_extend(all, json_object_get(diary, "recruitment"));
+	json_array_extend(all, json_object_get(diary, "ending"));
+	json_array_extend(all, json_object_get(diary, "afterword"));
+	size_t n = json_array_size(all);
+	json_t *latest = json_array();
+	for (size_t i = n > PUBLISH_LATEST_ENTRIES ? n - PUBLISH_LATEST_ENTRIES : 0; i < n; i++)
+		json_array_append(latest, json_array_get(all, i));
+	json_decref(all);
+	return latest;
+}
+
+static int publish_index(struct site *s)
+{
+	int year = json_array_size(s->years)
+			   ? (int)json_integer_value(json_array_get(s->years, json_array_size(s->years) - 1))
+			   : s->c->year;
+	json_t *evs = year_events(s->events, year);
+	json_t *comments = comments_for_year(s, year);
+	json_t *dice = dice_for_year(s, year);
+	json_t *data = diary_year_json(s->c, evs, year, comments, dice);
+	json_decref(evs);
+	json_decref(comments);
+	json_decref(dice);
+	int rc = add_all_texts(s, data);
+	json_object_set_new(data, "latest", latest_entries(data));
+	json_object_set_new(data, "current_year", json_integer(s->c->year));
+	json_object_set_new(data, "phase", json_string(campaign_phase_name(s->c->phase)));
+	json_object_set(data, "years", s->nav);
+	char page[64];
+	year_name(page, sizeof page, "year-", year, ".html");
+	json_object_set_new(data, "latest_href", json_string(page));
+	json_object_set_new(data, "has_years", json_boolean(json_array_size(s->years) > 0));
+
+	char *map = map_svg(s->c, NULL);
+	json_object_set_new(data, "map_svg", inline_svg(map));
+	json_object_set_new(data, "map_href", json_string("map.svg"));
+	if (rc == 0)
+		rc = write_atomic(s, "map.svg", map, strlen(map));
+	free(map);
+	if (rc == 0)
+		rc = render_to(s, "web-index", data, "index.html");
+	json_decref(data);
+	return rc;
+}
+
+static int publish_chart(struct site *s)
+{
+	json_t *history = diary_prestige_history(s->c, s->events);
+	char *title = xasprintf("%s: prestige", s->c->name ? s->c->name : "Campaign");
+	char *svg = map_svg_prestige_chart(history, title);
+	int rc = write_atomic(s, "prestige.svg", svg, strlen(svg));
+	free(svg);
+	free(title);
+	json_decref(history);
+	return rc;
+}
+
+static int publish_feed(struct site *s, json_t *entries)
+{
+	char *slug = campaign_slug(s->c->name);
+	char *id = xasprintf("urn:campaignd:%s", slug);
+	int latest = json_array_size(s->years)
+			     ? (int)json_integer_value(json_array_get(s->years, json_array_size(s->years) - 1))
+			     : s->c->start_year;
+	json_t *data = json_pack("{s:s?, s:s?, s:s, s:o, s:O}", "campaign", s->c->name, "organiser",
+				 s->c->organiser_name, "id", id, "updated", atom_date(latest),
+				 "entries", entries);
+	int rc = -1;
+	if (!data)
+		s->err = xasprintf("feed.xml: the campaign's name or organiser is not UTF-8");
+	else
+		rc = render_to(s, "web-feed", data, "feed.xml");
+	json_decref(data);
+	free(id);
+	free(slug);
+	return rc;
+}
+
+/* Reads the campaign and its events; the dice and comments are read later
+ * in the same snapshot. Inside the caller's transaction (the daemon after
+ * a turn) that transaction is the snapshot. */
+static int load(struct site *s)
+{
+	int status = STORE_OK;
+	if (!store_in_transaction(s->store)) {
+		status = store_begin_read(s->store, &s->err);
+		s->own_transaction = status == STORE_OK;
+	}
+	if (status == STORE_OK)
+		status = store_load_campaign(s->store, &s->c, &s->err);
+	if (status == STORE_OK)
+		status = store_events(s->store, STORE_ALL_YEARS, &s->events, &s->err);
+	if (status == STORE_OK) {
+		size_t i;
+		json_t *ev;
+		s->years = json_array();
+		int last = 0;
+		json_array_foreach(s->events, i, ev) {
+			int y = (int)json_integer_value(json_object_get(ev, "year"));
+			if (y != last) {
+				bool seen = false;
+				size_t k;
+				json_t *v;
+				json_array_foreach(s->years, k, v)
+					seen = seen || json_integer_value(v) == y;
+				if (!seen)
+					json_array_append_new(s->years, json_integer(y));
+				last = y;
+			}
+		}
+	}
+	return status;
+}
+
+static int cmp_json_int(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(*(json_t *const *)a),
+		   y = json_integer_value(*(json_t *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+/* The maps refer to the campaign's background image by name: the
+ * organiser copies it into the site folder. Until it is there the maps do
+ * without it rather than show a broken image. A URL is kept as it is. */
+static void hide_missing_background(struct site *s)
+{
+	const char *bg = s->c->background;
+	if (!bg || !*bg || strstr(bg, "://"))
+		return;
+	char *path = xasprintf("%s/%s", s->dir, bg);
+	if (access(path, R_OK) != 0) {
+		free(s->c->background);
+		s->c->background = NULL;
+	}
+	free(path);
+}
+
+int publish_site(struct store *store, const char *dir, struct templates *t, char **errstr)
+{
+	struct site s = {.store = store, .dir = dir, .t = t};
+	int rc = -1;
+	json_t *entries = json_array();
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		s.err = xasprintf("%s: %s", dir, strerror(errno));
+		goto done;
+	}
+	if (load(&s) != STORE_OK)
+		goto done;
+	hide_missing_background(&s);
+	/* Years in order even if the log was written out of order. */
+	size_t n = json_array_size(s.years);
+	json_t **ys = xcalloc(n + 1, sizeof *ys);
+	for (size_t i = 0; i < n; i++)
+		ys[i] = json_incref(json_array_get(s.years, i));
+	qsort(ys, n, sizeof *ys, cmp_json_int);
+	json_array_clear(s.years);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(s.years, ys[i]);
+	free(ys);
+	s.nav = json_array();
+	for (size_t i = n; i-- > 0;) {
+		int y = (int)json_integer_value(json_array_get(s.years, i));
+		char page[64];
+		year_name(page, sizeof page, "year-", y, ".html");
+		json_array_append_new(s.nav, json_pack("{s:i, s:s}", "year", y, "href", page));
+	}
+
+	if (publish_years(&s, entries) == 0 && publish_index(&s) == 0 && publish_chart(&s) == 0 &&
+	    publish_feed(&s, entries) == 0 && render_to(&s, "web-style", NULL, "style.css") == 0)
+		rc = 0;
+done:
+	if (s.own_transaction)
+		store_rollback(store);
+	if (rc != 0 && errstr)
+		*errstr = s.err ? s.err : xstrdup("cannot publish");
+	else
+		free(s.err);
+	json_decref(entries);
+	json_decref(s.events);
+	json_decref(s.years);
+	json_decref(s.nav);
+	campaign_free(s.c);
+	return rc;
+}

@@ -1,0 +1,317 @@
+#include "config.h"
+
+#include "model/model.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* DBM troop types (notes: DBM 3.x). Chariots are Kn/Cv/LH with an
+ * adjustment in DBM, so the DBA chariot codes are not accepted. */
+static const struct {
+	const char *code;
+	enum troop_class cls;
+} dbm_types[] = {
+	{"Kn", TROOP_MOUNTED}, {"Cv", TROOP_MOUNTED}, {"LH", TROOP_MOUNTED},
+	{"El", TROOP_MOUNTED}, {"Cm", TROOP_MOUNTED}, {"Exp", TROOP_MOUNTED},
+	{"Pk", TROOP_FOOT},    {"Sp", TROOP_FOOT},    {"Bd", TROOP_FOOT},
+	{"Wb", TROOP_FOOT},    {"Ax", TROOP_FOOT},    {"Bw", TROOP_FOOT},
+	{"Ps", TROOP_FOOT},    {"Hd", TROOP_FOOT},    {"WWg", TROOP_FOOT},
+	{"Art", TROOP_FOOT},   {"Bge", TROOP_FOOT},   {"Gal", TROOP_NAVAL},
+	{"Shp", TROOP_NAVAL},  {"Bts", TROOP_NAVAL},
+};
+
+const char *const dbm_type_codes[] = {
+	"Kn", "Cv", "LH", "El", "Cm", "Exp", "Pk", "Sp", "Bd", "Wb",
+	"Ax", "Bw", "Ps", "Hd", "WWg", "Art", "Bge", "Gal", "Shp", "Bts", NULL,
+};
+
+const char *dbm_type_canonical(const char *code)
+{
+	for (size_t i = 0; i < sizeof dbm_types / sizeof *dbm_types; i++)
+		if (strcasecmp(dbm_types[i].code, code) == 0)
+			return dbm_types[i].code;
+	return NULL;
+}
+
+enum troop_class dbm_type_class(const char *code)
+{
+	for (size_t i = 0; i < sizeof dbm_types / sizeof *dbm_types; i++)
+		if (strcmp(dbm_types[i].code, code) == 0)
+			return dbm_types[i].cls;
+	return TROOP_UNKNOWN;
+}
+
+const char *campaign_phase_name(int phase)
+{
+	switch (phase) {
+	case PHASE_SETUP: return "setup";
+	case PHASE_CAMPAIGN: return "campaign";
+	case PHASE_RECRUITMENT: return "recruitment";
+	case PHASE_ENDED: return "ended";
+	}
+	return "unknown";
+}
+
+void campaign_settings_default(struct campaign_settings *s)
+{
+	memset(s, 0, sizeof *s);
+	s->siege_floor = 1;
+	s->supply_across_sea = true;
+	s->turn_deadline_hours = 72;
+	s->decision_deadline_hours = 24;
+	s->battle_deadline_hours = 336;
+	s->recruitment_deadline_hours = 72;
+	s->reminder_hours[0] = 24;
+	s->reminder_hours[1] = 2;
+	s->grace_hours = 12;
+	s->inviolate_passable = true;
+	s->defence_recalls_contingents = true;
+}
+
+struct campaign *campaign_new(void)
+{
+	struct campaign *c = xcalloc(1, sizeof *c);
+	c->organiser_player = NO_INDEX;
+	campaign_settings_default(&c->settings);
+	return c;
+}
+
+void troops_alloc(struct troops *t, size_t n)
+{
+	free(t->count);
+	t->count = xcalloc(n ? n : 1, sizeof *t->count);
+}
+
+void troops_free(struct troops *t)
+{
+	free(t->count);
+	t->count = NULL;
+}
+
+void campaign_free(struct campaign *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->province_count; i++) {
+		free(c->provinces[i].name);
+		free(c->provinces[i].terrain);
+		free(c->provinces[i].climate);
+	}
+	for (size_t i = 0; i < c->player_count; i++) {
+		struct player *p = &c->players[i];
+		free(p->key);
+		free(p->nation);
+		free(p->name);
+		free(p->email);
+		for (size_t j = 0; j < p->list.count; j++)
+			free(p->list.types[j].label);
+		free(p->list.types);
+		troops_free(&p->field);
+		troops_free(&p->reserve);
+		free(p->loss_first);
+	}
+	for (size_t i = 0; i < c->contingent_count; i++)
+		troops_free(&c->contingents[i].troops);
+	free(c->provinces);
+	free(c->routes);
+	free(c->players);
+	free(c->contingents);
+	free(c->sieges);
+	free(c->name);
+	free(c->timezone);
+	free(c->organiser_name);
+	free(c->organiser_email);
+	free(c->background);
+	free(c);
+}
+
+struct province *campaign_add_province(struct campaign *c)
+{
+	grow_array((void **)&c->provinces, &c->province_cap, c->province_count + 1,
+		   sizeof *c->provinces);
+	struct province *p = &c->provinces[c->province_count++];
+	memset(p, 0, sizeof *p);
+	p->home_of = NO_INDEX;
+	p->owner = NO_INDEX;
+	return p;
+}
+
+struct route *campaign_add_route(struct campaign *c)
+{
+	grow_array((void **)&c->routes, &c->route_cap, c->route_count + 1, sizeof *c->routes);
+	struct route *r = &c->routes[c->route_count++];
+	memset(r, 0, sizeof *r);
+	r->a = r->b = NO_INDEX;
+	return r;
+}
+
+struct player *campaign_add_player(struct campaign *c)
+{
+	grow_array((void **)&c->players, &c->player_cap, c->player_count + 1, sizeof *c->players);
+	struct player *p = &c->players[c->player_count++];
+	memset(p, 0, sizeof *p);
+	p->location = NO_INDEX;
+	p->overlord = NO_INDEX;
+	p->status = PLAYER_ACTIVE;
+	p->original_half_ap = FIELD_ARMY_HALF_AP;
+	p->cap_half_ap = FIELD_ARMY_HALF_AP;
+	return p;
+}
+
+struct element_type *army_list_add(struct army_list *l)
+{
+	grow_array((void **)&l->types, &l->cap, l->count + 1, sizeof *l->types);
+	struct element_type *t = &l->types[l->count++];
+	memset(t, 0, sizeof *t);
+	return t;
+}
+
+void player_alloc_troops(struct player *p)
+{
+	troops_alloc(&p->field, p->list.count);
+	troops_alloc(&p->reserve, p->list.count);
+}
+
+int campaign_find_province(const struct campaign *c, const char *name)
+{
+	for (size_t i = 0; i < c->province_count; i++)
+		if (name_equal(c->provinces[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int campaign_find_player(const struct campaign *c, const char *key_or_nation)
+{
+	for (size_t i = 0; i < c->player_count; i++)
+		if (name_equal(c->players[i].key, key_or_nation))
+			return (int)i;
+	for (size_t i = 0; i < c->player_count; i++)
+		if (c->players[i].nation && name_equal(c->players[i].nation, key_or_nation))
+			return (int)i;
+	return -1;
+}
+
+int army_list_find(const struct army_list *l, const char *label)
+{
+	for (size_t i = 0; i < l->count; i++)
+		if (name_equal(l->types[i].label, label))
+			return (int)i;
+	return -1;
+}
+
+int troops_half_ap(const struct army_list *l, const struct troops *t)
+{
+	int sum = 0;
+	for (size_t i = 0; i < l->count; i++)
+		sum += t->count[i] * l->types[i].cost_half_ap;
+	return sum;
+}
+
+int troops_generals(const struct army_list *l, const struct troops *t)
+{
+	int n = 0;
+	for (size_t i = 0; i < l->count; i++)
+		if (l->types[i].general)
+			n += t->count[i];
+	return n;
+}
+
+int troops_elements(const struct army_list *l, const struct troops *t)
+{
+	int n = 0;
+	for (size_t i = 0; i < l->count; i++)
+		n += t->count[i];
+	return n;
+}
+
+int troops_mounted_half_ap(const struct army_list *l, const struct troops *t)
+{
+	int sum = 0;
+	for (size_t i = 0; i < l->count; i++)
+		if (dbm_type_class(l->types[i].code) == TROOP_MOUNTED)
+			sum += t->count[i] * l->types[i].cost_half_ap;
+	return sum;
+}
+
+int player_field_half_ap(const struct player *p)
+{
+	return troops_half_ap(&p->list, &p->field);
+}
+
+int player_reserve_half_ap(const struct player *p)
+{
+	return troops_half_ap(&p->list, &p->reserve);
+}
+
+int player_province_count(const struct campaign *c, int player)
+{
+	int n = 0;
+	for (size_t i = 0; i < c->province_count; i++)
+		if (c->provinces[i].owner == player)
+			n++;
+	return n;
+}
+
+int campaign_route_between(const struct campaign *c, int a, int b)
+{
+	for (size_t i = 0; i < c->route_count; i++) {
+		const struct route *r = &c->routes[i];
+		if ((r->a == a && r->b == b) || (r->a == b && r->b == a))
+			return (int)i;
+	}
+	return -1;
+}
+
+size_t campaign_neighbours(const struct campaign *c, int p, int *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->route_count; i++) {
+		const struct route *r = &c->routes[i];
+		int other = r->a == p ? r->b : r->b == p ? r->a : NO_INDEX;
+		if (other == NO_INDEX || other == p)
+			continue;
+		if (n < max)
+			out[n] = other;
+		n++;
+	}
+	return n;
+}
+
+int campaign_distance(const struct campaign *c, int from, int to)
+{
+	if (from < 0 || to < 0 || (size_t)from >= c->province_count ||
+	    (size_t)to >= c->province_count)
+		return -1;
+	int *dist = xmalloc(c->province_count * sizeof *dist);
+	int *queue = xmalloc(c->province_count * sizeof *queue);
+	for (size_t i = 0; i < c->province_count; i++)
+		dist[i] = -1;
+	size_t head = 0, tail = 0;
+	dist[from] = 0;
+	queue[tail++] = from;
+	while (head < tail && dist[to] < 0) {
+		int p = queue[head++];
+		for (size_t i = 0; i < c->route_count; i++) {
+			const struct route *r = &c->routes[i];
+			int other = r->a == p ? r->b : r->b == p ? r->a : NO_INDEX;
+			if (other >= 0 && dist[other] < 0) {
+				dist[other] = dist[p] + 1;
+				queue[tail++] = other;
+			}
+		}
+	}
+	int d = dist[to];
+	free(dist);
+	free(queue);
+	return d;
+}
+
+bool campaign_connected(const struct campaign *c)
+{
+	for (size_t i = 1; i < c->province_count; i++)
+		if (campaign_distance(c, 0, (int)i) < 0)
+			return false;
+	return true;
+}

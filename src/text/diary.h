@@ -1,0 +1,52 @@
+/* The campaign diary as data for the templates: what happened in a year,
+ * narrated from its events. Pure: no I/O, no clock. The phrasing lives in
+ * the templates; this module only chooses, reproducibly, which of several
+ * phrasings each event uses, and gathers the standings. */
+#ifndef CAMPAIGN_DIARY_H
+#define CAMPAIGN_DIARY_H
+
+#include <jansson.h>
+
+#include "model/model.h"
+
+/* The template data of year `year`'s diary: the sequence of play, each turn
+ * with its narrated events, battles and sieges, the dice commitment and (once
+ * revealed) the seed, province and prestige standings, and the organiser's
+ * commentary. `events` is the year's array of event objects as stored;
+ * `comments` is an array of {"text": ..., "after_event": n} objects or NULL;
+ * `dice` is {"commitment": hex, "seed": hex-or-null} or NULL. Events and
+ * comments that are not what they should be are skipped, never a crash.
+ * Every field of the result is listed in doc/diary.md. Returns a new
+ * reference. */
+json_t *diary_year_json(const struct campaign *c, const json_t *events, int year,
+			const json_t *comments, const json_t *dice);
+
+/* The reference to a player the diary's data uses everywhere a player is
+ * named: {"key", "nation", "name", "neutral", "organiser", "colour",
+ * "index"}. NO_INDEX (or any bad index) gives the neutrals' reference.
+ * "organiser" is true for the organiser's own nation. New reference. */
+json_t *diary_player_ref(const struct campaign *c, int player);
+
+/* Which of `phrasings` phrasings event number `seq` (1-based, within its
+ * year) of `kind` uses: a hash of the three, so the same diary always reads
+ * the same and neighbouring events vary. 0 if phrasings is 0. */
+unsigned diary_variant(int year, int seq, const char *kind, unsigned phrasings);
+
+/* Turns c (a copy the caller owns) back into the campaign as it stood at
+ * the end of `year`, by undoing the events of later years (`events`: every
+ * event of the campaign, oldest first): province owners, field army
+ * locations, prestige, players out or gone, tributaries; sieges are those
+ * of `year` still under way; contingents are dropped (the events do not
+ * say enough to rebuild them, nor the troops, which stay as they are now).
+ * Returns true if anything was undone (c is then in year `year`'s
+ * recruitment phase), false if c already was that state. */
+bool diary_rewind(struct campaign *c, const json_t *events, int year);
+
+/* Each player's total prestige at the end of each year, from the events:
+ * {"years": [1450, ...], "players": [{"player": ref, "totals": [n, ...]}]}
+ * (battle and province prestige added up; a player who left drops to 0).
+ * Years run from the campaign's start year to the last year in `events`.
+ * New reference. */
+json_t *diary_prestige_history(const struct campaign *c, const json_t *events);
+
+#endif

@@ -1,0 +1,427 @@
+#include "config.h"
+
+#include "text/map_svg.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Distinct on a parchment background and from each other; no grey (the
+ * neutrals) and no pale blue (the sea routes). */
+static const char *const palette[] = {
+	"#c0392b", /* red */
+	"#1f5fbf", /* blue */
+	"#e1b100", /* yellow */
+	"#27ae60", /* green */
+	"#8e44ad", /* purple */
+	"#e67e22", /* orange */
+	"#16a085", /* teal */
+	"#d63384", /* pink */
+	"#795548", /* brown */
+	"#2c3e50", /* slate */
+};
+#define PALETTE_SIZE (sizeof palette / sizeof palette[0])
+
+#define NEUTRAL_COLOUR "#b3b3b3"
+#define SEA_COLOUR "#3b7dd8"
+#define LAND_COLOUR "#6b5a3e"
+#define PROVINCE_RADIUS 14.0
+#define MARGIN 70.0
+
+const char *map_svg_player_colour(int player)
+{
+	if (player < 0)
+		return NEUTRAL_COLOUR;
+	return palette[(size_t)player % PALETTE_SIZE];
+}
+
+const char *map_svg_neutral_colour(void)
+{
+	return NEUTRAL_COLOUR;
+}
+
+void map_svg_options_default(struct map_svg_options *o)
+{
+	o->show_armies = true;
+	o->show_sieges = true;
+	o->title = NULL;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	size_t n;
+	unsigned min;
+	unsigned cp;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2, min = 0x80, cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3, min = 0x800, cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4, min = 0x10000, cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe ||
+	    cp == 0xffff)
+		return 0;
+	return n;
+}
+
+void map_svg_escape(struct strbuf *sb, const char *s)
+{
+	if (!s)
+		return;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		switch (*p) {
+		case '&': strbuf_puts(sb, "&amp;"); p++; continue;
+		case '<': strbuf_puts(sb, "&lt;"); p++; continue;
+		case '>': strbuf_puts(sb, "&gt;"); p++; continue;
+		case '"': strbuf_puts(sb, "&quot;"); p++; continue;
+		case '\'': strbuf_puts(sb, "&#39;"); p++; continue;
+		default: break;
+		}
+		if (*p < 0x20 && *p != '\t' && *p != '\n') {
+			strbuf_putc(sb, '?');
+			p++;
+			continue;
+		}
+		size_t n = utf8_sequence(p);
+		if (n == 0) {
+			strbuf_putc(sb, '?');
+			p++;
+			continue;
+		}
+		strbuf_append(sb, (const char *)p, n);
+		p += n;
+	}
+}
+
+struct bounds {
+	double min_x, min_y, max_x, max_y;
+};
+
+static struct bounds map_bounds(const struct campaign *c)
+{
+	struct bounds b = {0, 0, 400, 300};
+	for (size_t i = 0; i < c->province_count; i++) {
+		const struct province *p = &c->provinces[i];
+		if (!isfinite(p->x) || !isfinite(p->y))
+			continue;
+		if (i == 0 || p->x < b.min_x)
+			b.min_x = p->x;
+		if (i == 0 || p->y < b.min_y)
+			b.min_y = p->y;
+		if (i == 0 || p->x > b.max_x)
+			b.max_x = p->x;
+		if (i == 0 || p->y > b.max_y)
+			b.max_y = p->y;
+	}
+	/* Positions are usually pixels of the background image: keep the
+	 * origin in view so the image lines up with them. */
+	if (b.min_x > 0 && c->background)
+		b.min_x = MARGIN;
+	if (b.min_y > 0 && c->background)
+		b.min_y = MARGIN;
+	b.min_x -= MARGIN;
+	b.min_y -= MARGIN;
+	b.max_x += MARGIN + 60; /* room for army badges on the right */
+	b.max_y += MARGIN;
+	return b;
+}
+
+static double coord(double v)
+{
+	return isfinite(v) ? v : 0.0;
+}
+
+static void routes_svg(struct strbuf *sb, const struct campaign *c)
+{
+	strbuf_puts(sb, "<g id=\"routes\">\n");
+	for (size_t i = 0; i < c->route_count; i++) {
+		const struct route *r = &c->routes[i];
+		if (r->a < 0 || r->b < 0 || (size_t)r->a >= c->province_count ||
+		    (size_t)r->b >= c->province_count)
+			continue;
+		const struct province *a = &c->provinces[r->a], *b = &c->provinces[r->b];
+		strbuf_printf(sb, "<line class=\"route %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" ",
+			      r->sea ? "sea" : "land", coord(a->x), coord(a->y), coord(b->x),
+			      coord(b->y));
+		if (r->sea)
+			strbuf_puts(sb, "stroke=\"" SEA_COLOUR "\" stroke-width=\"2.5\" stroke-dasharray=\"9 6\"");
+		else
+			strbuf_puts(sb, "stroke=\"" LAND_COLOUR "\" stroke-width=\"3\"");
+		strbuf_puts(sb, "><title>");
+		map_svg_escape(sb, a->name);
+		strbuf_puts(sb, r->sea ? " \xe2\x80\x93 " : " \xe2\x80\x94 ");
+		map_svg_escape(sb, b->name);
+		strbuf_puts(sb, r->sea ? " (by sea)" : "");
+		strbuf_puts(sb, "</title></line>\n");
+	}
+	strbuf_puts(sb, "</g>\n");
+}
+
+static const char *player_nation(const struct campaign *c, int player)
+{
+	if (player < 0 || (size_t)player >= c->player_count)
+		return "neutral";
+	const struct player *p = &c->players[player];
+	return p->nation ? p->nation : p->key ? p->key : "?";
+}
+
+static void province_svg(struct strbuf *sb, const struct campaign *c, size_t i)
+{
+	const struct province *p = &c->provinces[i];
+	double x = coord(p->x), y = coord(p->y);
+	bool owned = p->owner >= 0 && (size_t)p->owner < c->player_count;
+	const char *cls = owned ? "owned" : p->inviolate ? "neutral inviolate" : "neutral";
+	strbuf_printf(sb, "<g class=\"province %s%s\" id=\"province-%zu\">\n", cls,
+		      p->home_of >= 0 ? " home" : "", i);
+	strbuf_puts(sb, "<title>");
+	map_svg_escape(sb, p->name);
+	strbuf_puts(sb, ": ");
+	if (owned) {
+		map_svg_escape(sb, player_nation(c, p->owner));
+	} else {
+		strbuf_puts(sb, p->inviolate ? "inviolate neutral" : "neutral");
+	}
+	if (p->home_of >= 0 && (size_t)p->home_of < c->player_count) {
+		strbuf_puts(sb, " (home of ");
+		map_svg_escape(sb, player_nation(c, p->home_of));
+		strbuf_puts(sb, ")");
+	}
+	if (p->terrain && *p->terrain) {
+		strbuf_puts(sb, "; ");
+		map_svg_escape(sb, p->terrain);
+	}
+	strbuf_puts(sb, "</title>\n");
+	if (p->home_of >= 0 && (size_t)p->home_of < c->player_count)
+		strbuf_printf(sb, "<circle class=\"home-ring\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"/>\n",
+			      x, y, PROVINCE_RADIUS + 5, map_svg_player_colour(p->home_of));
+	if (owned)
+		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"#222222\" stroke-width=\"1.5\"/>\n",
+			      x, y, PROVINCE_RADIUS, map_svg_player_colour(p->owner));
+	else if (p->inviolate)
+		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"url(#inviolate)\" stroke=\"#555555\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n",
+			      x, y, PROVINCE_RADIUS);
+	else
+		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"" NEUTRAL_COLOUR "\" stroke=\"#555555\" stroke-width=\"1.5\"/>\n",
+			      x, y, PROVINCE_RADIUS);
+	/* The label twice: a pale halo under the dark text keeps it legible on
+	 * any background (paint-order is not SVG 1.1). */
+	for (int halo = 1; halo >= 0; halo--) {
+		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-family=\"Georgia, serif\" font-size=\"13\"%s>",
+			      x, y + PROVINCE_RADIUS + 17,
+			      halo ? " fill=\"#fffaf0\" stroke=\"#fffaf0\" stroke-width=\"4\" stroke-linejoin=\"round\""
+				   : " fill=\"#1a1a1a\"");
+		map_svg_escape(sb, p->name);
+		strbuf_puts(sb, "</text>\n");
+	}
+	strbuf_puts(sb, "</g>\n");
+}
+
+static void sieges_svg(struct strbuf *sb, const struct campaign *c)
+{
+	strbuf_puts(sb, "<g id=\"sieges\">\n");
+	for (size_t i = 0; i < c->siege_count; i++) {
+		const struct siege *s = &c->sieges[i];
+		if (s->province < 0 || (size_t)s->province >= c->province_count)
+			continue;
+		const struct province *p = &c->provinces[s->province];
+		double x = coord(p->x), y = coord(p->y);
+		strbuf_printf(sb, "<g class=\"siege\"><title>Siege of ");
+		map_svg_escape(sb, p->name);
+		strbuf_puts(sb, " by ");
+		map_svg_escape(sb, player_nation(c, s->besieger));
+		strbuf_printf(sb, " (%d failed round%s)</title>", s->rounds_failed,
+			      s->rounds_failed == 1 ? "" : "s");
+		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"4\" stroke-dasharray=\"3 3\"/>",
+			      x, y, PROVINCE_RADIUS + 10, map_svg_player_colour(s->besieger));
+		/* A small black tower above the province: the city holding out. */
+		strbuf_printf(sb, "<path d=\"M%.1f %.1fh10v-10h-2v3h-2v-3h-2v3h-2v-3h-2z\" fill=\"#111111\"/></g>\n",
+			      x - 5, y - PROVINCE_RADIUS - 12);
+	}
+	strbuf_puts(sb, "</g>\n");
+}
+
+static void armies_svg(struct strbuf *sb, const struct campaign *c)
+{
+	strbuf_puts(sb, "<g id=\"armies\">\n");
+	int *stacked = xcalloc(c->province_count ? c->province_count : 1, sizeof *stacked);
+	for (size_t i = 0; i < c->player_count; i++) {
+		const struct player *pl = &c->players[i];
+		if (pl->status != PLAYER_ACTIVE || pl->location < 0 ||
+		    (size_t)pl->location >= c->province_count || !pl->field.count)
+			continue;
+		const struct province *p = &c->provinces[pl->location];
+		int slot = stacked[pl->location]++;
+		double x = coord(p->x) + PROVINCE_RADIUS + 6, y = coord(p->y) - 22 + slot * 20;
+		char ap[16];
+		half_ap_format(player_field_half_ap(pl), ap);
+		double width = 14 + 7.5 * (double)strlen(ap);
+		strbuf_puts(sb, "<g class=\"army\"><title>");
+		map_svg_escape(sb, player_nation(c, (int)i));
+		strbuf_printf(sb, "'s field army: %s AP</title>", ap);
+		strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"17\" rx=\"4\" fill=\"%s\" stroke=\"#111111\" stroke-width=\"1\"/>",
+			      x, y, width, map_svg_player_colour((int)i));
+		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\" font-weight=\"bold\" fill=\"#ffffff\">%s</text></g>\n",
+			      x + 7, y + 13, ap);
+	}
+	free(stacked);
+	strbuf_puts(sb, "</g>\n");
+}
+
+static void legend_svg(struct strbuf *sb, const struct campaign *c, const struct bounds *b)
+{
+	size_t rows = c->player_count + 2;
+	double x = b->min_x + 10, y = b->max_y + 10;
+	strbuf_printf(sb, "<g id=\"legend\" font-family=\"Georgia, serif\" font-size=\"13\">\n"
+			  "<rect x=\"%.1f\" y=\"%.1f\" width=\"260\" height=\"%.1f\" fill=\"#fffaf0\" stroke=\"#6b5a3e\" opacity=\"0.9\"/>\n",
+		      x, y, 10 + 20.0 * (double)rows);
+	for (size_t i = 0; i < c->player_count; i++) {
+		double ly = y + 15 + 20.0 * (double)i;
+		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"%s\" stroke=\"#222222\"/><text x=\"%.1f\" y=\"%.1f\">",
+			      x + 15, ly, map_svg_player_colour((int)i), x + 30, ly + 4);
+		map_svg_escape(sb, player_nation(c, (int)i));
+		if (c->players[i].status == PLAYER_OUT)
+			strbuf_puts(sb, " (out)");
+		else if (c->players[i].status == PLAYER_LEFT)
+			strbuf_puts(sb, " (left)");
+		strbuf_puts(sb, "</text>\n");
+	}
+	double ly = y + 15 + 20.0 * (double)c->player_count;
+	strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"" NEUTRAL_COLOUR "\" stroke=\"#555555\"/><text x=\"%.1f\" y=\"%.1f\">neutral</text>\n",
+		      x + 15, ly, x + 30, ly + 4);
+	ly += 20;
+	strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"url(#inviolate)\" stroke=\"#555555\" stroke-dasharray=\"3 2\"/><text x=\"%.1f\" y=\"%.1f\">inviolate neutral; ringed: home province</text>\n",
+		      x + 15, ly, x + 30, ly + 4);
+	strbuf_puts(sb, "</g>\n");
+}
+
+char *map_svg(const struct campaign *c, const struct map_svg_options *o)
+{
+	struct map_svg_options defaults;
+	if (!o) {
+		map_svg_options_default(&defaults);
+		o = &defaults;
+	}
+	struct bounds b = map_bounds(c);
+	double legend_height = 30 + 20.0 * (double)(c->player_count + 2);
+	double width = b.max_x - b.min_x, height = b.max_y - b.min_y + legend_height;
+	struct strbuf sb = {0};
+	strbuf_printf(&sb,
+		      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		      "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" "
+		      "width=\"%.0f\" height=\"%.0f\" viewBox=\"%.1f %.1f %.1f %.1f\">\n",
+		      width, height, b.min_x, b.min_y, width, height);
+	strbuf_puts(&sb, "<title>");
+	if (o->title) {
+		map_svg_escape(&sb, o->title);
+	} else {
+		map_svg_escape(&sb, c->name ? c->name : "Campaign");
+		strbuf_printf(&sb, ", %d", c->year);
+	}
+	strbuf_puts(&sb, "</title>\n<defs>\n"
+			 "<pattern id=\"inviolate\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+			 "<rect width=\"6\" height=\"6\" fill=\"#e6e6e6\"/>"
+			 "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#8a8a8a\" stroke-width=\"3\"/></pattern>\n"
+			 "</defs>\n");
+	strbuf_printf(&sb, "<rect id=\"parchment\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f4ecd8\"/>\n",
+		      b.min_x, b.min_y, width, height);
+	if (c->background && *c->background) {
+		strbuf_printf(&sb, "<image id=\"background\" x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\" preserveAspectRatio=\"xMinYMin meet\" xlink:href=\"",
+			      b.max_x, b.max_y);
+		map_svg_escape(&sb, c->background);
+		strbuf_puts(&sb, "\"/>\n");
+	}
+	routes_svg(&sb, c);
+	strbuf_puts(&sb, "<g id=\"provinces\">\n");
+	for (size_t i = 0; i < c->province_count; i++)
+		province_svg(&sb, c, i);
+	strbuf_puts(&sb, "</g>\n");
+	if (o->show_sieges)
+		sieges_svg(&sb, c);
+	if (o->show_armies)
+		armies_svg(&sb, c);
+	legend_svg(&sb, c, &b);
+	strbuf_puts(&sb, "</svg>\n");
+	return strbuf_take(&sb);
+}
+
+char *map_svg_prestige_chart(const json_t *history, const char *title)
+{
+	const json_t *years = json_object_get(history, "years");
+	const json_t *players = json_object_get(history, "players");
+	size_t ny = json_array_size(years);
+	int top = 10;
+	size_t i, k;
+	json_t *pl, *v;
+	json_array_foreach((json_t *)players, i, pl)
+		json_array_foreach(json_object_get(pl, "totals"), k, v)
+			if (json_integer_value(v) > top)
+				top = (int)json_integer_value(v);
+	top = (top + 9) / 10 * 10;
+	const double left = 60, right = 200, upper = 40, lower = 50, plot_w = 560, plot_h = 300;
+	double width = left + plot_w + right, height = upper + plot_h + lower;
+	double step = ny > 1 ? plot_w / (double)(ny - 1) : 0;
+	struct strbuf sb = {0};
+	strbuf_printf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+			   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"Georgia, serif\" font-size=\"13\">\n<title>",
+		      width, height, width, height);
+	map_svg_escape(&sb, title ? title : "Prestige");
+	strbuf_printf(&sb, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fffaf0\"/>\n",
+		      width, height);
+	/* Axes and a grid line every tenth of the highest total. */
+	for (int g = 0; g <= 10; g++) {
+		double y = upper + plot_h - plot_h * g / 10.0;
+		strbuf_printf(&sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\"/>"
+				   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%d</text>\n",
+			      left, y, left + plot_w, y, g == 0 ? "#333333" : "#e0d8c0", left - 8, y + 4,
+			      top * g / 10);
+	}
+	json_array_foreach((json_t *)years, k, v) {
+		double x = left + step * (double)k;
+		strbuf_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%lld</text>\n",
+			      x, upper + plot_h + 20, (long long)json_integer_value(v));
+	}
+	json_array_foreach((json_t *)players, i, pl) {
+		const json_t *ref = json_object_get(pl, "player");
+		const char *colour = json_string_value(json_object_get(ref, "colour"));
+		if (!colour || colour[0] != '#' || strlen(colour) != 7)
+			colour = NEUTRAL_COLOUR;
+		const char *nation = json_string_value(json_object_get(ref, "nation"));
+		strbuf_puts(&sb, "<g class=\"player\"><title>");
+		map_svg_escape(&sb, nation);
+		strbuf_puts(&sb, "</title>");
+		const json_t *totals = json_object_get(pl, "totals");
+		if (ny > 1) {
+			strbuf_printf(&sb, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"3\" points=\"", colour);
+			json_array_foreach((json_t *)totals, k, v)
+				strbuf_printf(&sb, "%s%.1f,%.1f", k ? " " : "", left + step * (double)k,
+					      upper + plot_h - plot_h * (double)json_integer_value(v) / top);
+			strbuf_puts(&sb, "\"/>");
+		}
+		json_array_foreach((json_t *)totals, k, v)
+			strbuf_printf(&sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>",
+				      left + (ny > 1 ? step * (double)k : plot_w / 2),
+				      upper + plot_h - plot_h * (double)json_integer_value(v) / top, colour);
+		double ly = upper + 10 + 22.0 * (double)i;
+		strbuf_printf(&sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
+			      left + plot_w + 20, ly - 11, colour, left + plot_w + 40, ly);
+		map_svg_escape(&sb, nation);
+		strbuf_printf(&sb, " (%lld)</text></g>\n",
+			      (long long)json_integer_value(json_array_get(totals, json_array_size(totals) - 1)));
+	}
+	strbuf_puts(&sb, "</svg>\n");
+	return strbuf_take(&sb);
+}

@@ -1,0 +1,386 @@
+/* The engine on a real SQLite file: one inbound mail at a time, and the
+ * outbox through a sink. Templates come from the source tree. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "lib/campaign_fixture.h"
+#include "engine/engine.h"
+#include "lib/engine_fixture.h"
+#include "store/store.h"
+#include "text/templates.h"
+#include "base/util.h"
+
+#define NOW 1796000000LL
+#define ADDRESS "campaign@example.org"
+#define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
+#define ORGANISER_PW "ORGA-0002-SECRET"
+
+struct fixture {
+	char dir[64];
+	char *db;
+	struct store *store;
+	struct templates *tpl;
+	struct engine *engine;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = xcalloc(1, sizeof *f);
+	test_scratch_dir(f->dir, "engine");
+	f->db = xasprintf("%s/campaign.db", f->dir);
+	char *err = NULL;
+	f->store = test_store_with(f->db, fixture_campaign());
+	assert_int_equal(store_set_password(f->store, "burgundy", BURGUNDY_PW, &err), STORE_OK);
+	assert_int_equal(store_set_password(f->store, STORE_ORGANISER, ORGANISER_PW, &err), STORE_OK);
+	f->tpl = test_templates();
+	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX",
+				    .limits = {.max_bytes = 20000, .max_depth = 10}};
+	f->engine = engine_new(f->store, f->tpl, &cfg);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	engine_free(f->engine);
+	templates_free(f->tpl);
+	store_close(f->store);
+	test_scratch_remove(f->dir);
+	free(f->db);
+	free(f);
+	return 0;
+}
+
+/* A mail as a client sends it, with extra header lines and a body. */
+static char *mail(const char *from, const char *msgid, const char *extra_headers,
+		  const char *body)
+{
+	return xasprintf("From: %s\r\nTo: " ADDRESS "\r\nSubject: orders\r\n"
+			 "Message-ID: <%s>\r\nDate: Mon, 30 Nov 2026 10:00:00 +0000\r\n%s"
+			 "Content-Type: text/plain; charset=utf-8\r\n\r\n%s",
+			 from, msgid, extra_headers, body);
+}
+
+static size_t outbox_count(struct fixture *f)
+{
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000000, 100, &items, &n, NULL), STORE_OK);
+	store_outbox_items_free(items, n);
+	return n;
+}
+
+static enum engine_verdict process(struct fixture *f, uint32_t uid, const char *raw,
+				   struct engine_outcome *out)
+{
+	char *err = NULL;
+	int rc = engine_process_mail(f->engine, 7, uid, raw, strlen(raw), NOW, false, out, &err);
+	if (rc != 0)
+		fail_msg("engine_process_mail: %s", err);
+	return out->verdict;
+}
+
+static char *stored_orders(struct fixture *f, const char *player)
+{
+	char *text = NULL;
+	assert_int_equal(store_orders_get(f->store, player, 1450, PHASE_SETUP, &text, NULL), STORE_OK);
+	return text;
+}
+
+static void test_accepted_orders_are_stored_and_acknowledged(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	char *m = mail("Philippe <philippe@example.org>", "a1@example.org", "",
+		       "Bonjour,\r\nPLAYER burgundy " BURGUNDY_PW "\r\nINVADE Flanders\r\n"
+		       "IN STORM HALT\r\n-- \r\nPhilippe\r\n");
+	assert_int_equal(process(f, 1, m, &out), ENGINE_ACCEPTED);
+	assert_string_equal(out.reply_to, "philippe@example.org");
+	assert_string_equal(out.player, "burgundy");
+	assert_int_equal(out.order_errors, 0);
+	/* the reply names each order as understood and never the password */
+	assert_non_null(strstr(out.reply, "INVADE"));
+	assert_non_null(strstr(out.reply, "Flanders"));
+	assert_non_null(strstr(out.reply, "Errors: 0"));
+	assert_null(strstr(out.reply, BURGUNDY_PW));
+	engine_outcome_free(&out);
+	assert_int_equal(outbox_count(f), 1);
+	char *orders = stored_orders(f, "burgundy");
+	assert_non_null(orders);
+	assert_non_null(strstr(orders, "Flanders"));
+	assert_non_null(strstr(orders, "IN STORM HALT"));
+	free(orders);
+
+	/* the mailbox position moved on and the move out of the inbox is pending */
+	uint32_t uidvalidity, last, *uids;
+	size_t n;
+	assert_int_equal(engine_mailbox_position(f->engine, &uidvalidity, &last, NULL), 0);
+	assert_int_equal(uidvalidity, 7);
+	assert_int_equal(last, 1);
+	assert_int_equal(engine_pending_moves(f->engine, &uids, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(uids[0], 1);
+	free(uids);
+	assert_int_equal(engine_move_done(f->engine, 1, NULL), 0);
+	assert_int_equal(engine_pending_moves(f->engine, &uids, &n, NULL), 0);
+	assert_int_equal(n, 0);
+	free(uids);
+	free(m);
+}
+
+static void test_generated_password_typed_loosely(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	/* lower case, no dashes, O for 0 and l for 1 */
+	char *m = mail("philippe@example.org", "p1@example.org", "",
+		       "PLAYER burgundy brgOlxyz7kqm2xrt\nNO MOVE\n");
+	assert_int_equal(process(f, 1, m, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	free(m);
+	m = mail("philippe@example.org", "p2@example.org", "",
+		 "PLAYER burgundy BRG0-1XYZ-7KQM-2XRU\nNO MOVE\n");
+	assert_int_equal(process(f, 2, m, &out), ENGINE_REJECTED);
+	engine_outcome_free(&out);
+	free(m);
+}
+
+static void test_second_mail_replaces_movement(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	char *m1 = mail("philippe@example.org", "b1@example.org", "",
+			"PLAYER burgundy " BURGUNDY_PW "\nINVADE Flanders\nIN STORM HALT\n");
+	char *m2 = mail("philippe@example.org", "b2@example.org", "",
+			"PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n");
+	assert_int_equal(process(f, 1, m1, &out), ENGINE_ACCEPTED);
+	assert_int_equal(out.order_errors, 0);
+	engine_outcome_free(&out);
+	char *first = stored_orders(f, "burgundy");
+	assert_non_null(strstr(first, "INVADE Flanders"));
+	free(first);
+	assert_int_equal(process(f, 2, m2, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	char *orders = stored_orders(f, "burgundy");
+	assert_null(strstr(orders, "Flanders"));
+	assert_non_null(strstr(orders, "NO MOVE"));
+	assert_non_null(strstr(orders, "IN STORM HALT"));
+	free(orders);
+	free(m1);
+	free(m2);
+}
+
+static void test_wrong_password_replies_to_registered_address(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	char *m = mail("Mallory <mallory@evil.example>", "c1@evil.example", "",
+		       "PLAYER burgundy guessed-wrong\nINVADE Flanders\n");
+	assert_int_equal(process(f, 1, m, &out), ENGINE_REJECTED);
+	assert_false(out.authenticated);
+	assert_string_equal(out.reply_to, "philippe@example.org");
+	assert_null(strstr(out.reply, "guessed-wrong"));
+	engine_outcome_free(&out);
+	assert_null(stored_orders(f, "burgundy"));
+	assert_int_equal(outbox_count(f), 1);
+	free(m);
+}
+
+static void test_forged_from_without_password_changes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	/* no PLAYER line at all, from an unknown address: silence */
+	char *m = mail("someone@elsewhere.example", "d1@elsewhere.example", "", "INVADE Flanders\n");
+	assert_int_equal(process(f, 1, m, &out), ENGINE_IGNORED);
+	assert_null(out.reply);
+	engine_outcome_free(&out);
+	free(m);
+	/* the player's own address forged, no password: nothing changes; the
+	 * real player is told (rate-limited), nobody else */
+	m = mail("philippe@example.org", "d2@elsewhere.example", "", "INVADE Flanders\n");
+	for (uint32_t uid = 2; uid < 8; uid++) {
+		char *again = xasprintf("Message-ID: <d%u@x>\r\n%s", uid, m);
+		process(f, uid, again, &out);
+		assert_int_equal(out.verdict, ENGINE_REJECTED);
+		engine_outcome_free(&out);
+		free(again);
+	}
+	assert_null(stored_orders(f, "burgundy"));
+	assert_int_equal(outbox_count(f), 3); /* the rejection budget per hour */
+	free(m);
+}
+
+static void test_loops_and_bounces_are_ignored(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	const char *body = "PLAYER burgundy " BURGUNDY_PW "\nINVADE Flanders\n";
+	const char *headers[] = {
+		"Auto-Submitted: auto-replied\r\n",
+		"Return-Path: <>\r\n",
+		"Precedence: bulk\r\n",
+		"List-Id: <dbm.lists.example.org>\r\n",
+		"X-Loop: " ADDRESS "\r\n",
+	};
+	for (size_t i = 0; i < sizeof headers / sizeof *headers; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "e%zu@example.org", i);
+		char *m = mail("philippe@example.org", id, headers[i], body);
+		assert_int_equal(process(f, (uint32_t)i + 1, m, &out), ENGINE_IGNORED);
+		assert_null(out.reply);
+		engine_outcome_free(&out);
+		free(m);
+	}
+	char *own = mail(ADDRESS, "own@example.org", "", body);
+	assert_int_equal(process(f, 10, own, &out), ENGINE_IGNORED);
+	engine_outcome_free(&out);
+	free(own);
+	assert_int_equal(outbox_count(f), 0);
+	assert_null(stored_orders(f, "burgundy"));
+}
+
+static void test_replay_is_not_applied_twice(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	char *m = mail("philippe@example.org", "r1@example.org", "",
+		       "PLAYER burgundy " BURGUNDY_PW "\nINVADE Flanders\n");
+	assert_int_equal(process(f, 1, m, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	/* the same Message-ID under another UID, and the same UID again */
+	assert_int_equal(process(f, 2, m, &out), ENGINE_DUPLICATE);
+	engine_outcome_free(&out);
+	assert_int_equal(process(f, 1, m, &out), ENGINE_DUPLICATE);
+	engine_outcome_free(&out);
+	assert_int_equal(outbox_count(f), 1);
+	uint32_t uidvalidity, last;
+	assert_int_equal(engine_mailbox_position(f->engine, &uidvalidity, &last, NULL), 0);
+	assert_int_equal(last, 2);
+	free(m);
+}
+
+static void test_oversized_mail_is_refused_with_a_reply(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	struct strbuf big = {0};
+	strbuf_puts(&big, "PLAYER burgundy " BURGUNDY_PW "\n");
+	while (big.len < 30000)
+		strbuf_puts(&big, "INVADE Flanders\n");
+	char *m = mail("philippe@example.org", "big@example.org", "", big.data);
+	assert_int_equal(process(f, 1, m, &out), ENGINE_REJECTED);
+	assert_string_equal(out.reply_to, "philippe@example.org");
+	assert_non_null(strstr(out.reply, "too large"));
+	engine_outcome_free(&out);
+	assert_null(stored_orders(f, "burgundy"));
+	strbuf_free(&big);
+	free(m);
+}
+
+static void test_dry_run_changes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	char *err = NULL;
+	char *m = mail("philippe@example.org", "dry@example.org", "",
+		       "PLAYER burgundy " BURGUNDY_PW "\nINVADE Flanders\n");
+	assert_int_equal(engine_process_mail(f->engine, 7, 1, m, strlen(m), NOW, true, &out, &err), 0);
+	assert_int_equal(out.verdict, ENGINE_ACCEPTED);
+	assert_non_null(out.reply);
+	engine_outcome_free(&out);
+	assert_int_equal(outbox_count(f), 0);
+	assert_null(stored_orders(f, "burgundy"));
+	/* and the real run afterwards is not a duplicate */
+	assert_int_equal(process(f, 1, m, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	free(m);
+}
+
+/* A sink whose answer the test chooses. */
+struct fake_sink {
+	enum transport_status answer;
+	int calls;
+	char last_rcpt[128];
+};
+
+static enum transport_status fake_send(void *state, const char *from, const char *const *rcpts,
+				       size_t n, const char *data, size_t len, char **errstr)
+{
+	struct fake_sink *s = state;
+	(void)from;
+	(void)data;
+	(void)len;
+	s->calls++;
+	snprintf(s->last_rcpt, sizeof s->last_rcpt, "%s", n ? rcpts[0] : "");
+	if (s->answer != TRANSPORT_OK && errstr)
+		*errstr = xstrdup(s->answer == TRANSPORT_PERMFAIL ? "550 no such user" : "451 later");
+	return s->answer;
+}
+
+static void fake_free(void *state)
+{
+	(void)state;
+}
+
+static const struct mail_sink_ops fake_ops = {"fake", fake_send, fake_free};
+
+static void test_outbox_retries_and_reports_failures(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	struct fake_sink fs = {TRANSPORT_TEMPFAIL, 0, ""};
+	struct mail_sink *sink = mail_sink_new(&fake_ops, &fs);
+	char *m = mail("philippe@example.org", "o1@example.org", "",
+		       "PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n");
+	assert_int_equal(process(f, 1, m, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+
+	size_t sent, failed;
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW, &sent, &failed, NULL), 0);
+	assert_int_equal(sent, 0);
+	assert_int_equal(failed, 1);
+	/* not due again for a minute */
+	assert_int_equal(engine_outbox_next_due(f->engine, NOW), 60);
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW + 30, &sent, &failed, NULL), 0);
+	assert_int_equal(fs.calls, 1);
+	/* then the server refuses it for good: the organiser is told */
+	fs.answer = TRANSPORT_PERMFAIL;
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW + 61, &sent, &failed, NULL), 0);
+	assert_int_equal(fs.calls, 2);
+	fs.answer = TRANSPORT_OK;
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW + 62, &sent, &failed, NULL), 0);
+	assert_int_equal(sent, 1);
+	assert_string_equal(fs.last_rcpt, "organiser@example.org");
+	assert_int_equal(engine_outbox_next_due(f->engine, NOW + 62), -1);
+	mail_sink_free(sink);
+	free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_accepted_orders_are_stored_and_acknowledged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_generated_password_typed_loosely, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_mail_replaces_movement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_password_replies_to_registered_address, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forged_from_without_password_changes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loops_and_bounces_are_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_is_not_applied_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_mail_is_refused_with_a_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dry_run_changes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outbox_retries_and_reports_failures, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1027 @@
+/* The campaign year through the engine on a real SQLite file: starting,
+ * orders and battle results by mail, organiser orders by mail and by
+ * command, undo, corrections, the clock, and the dice revealed at the end. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "lib/campaign_fixture.h"
+#include "model/dice.h"
+#include "engine/engine.h"
+#include "lib/engine_fixture.h"
+#include "store/store.h"
+#include "text/templates.h"
+#include "base/timefmt.h"
+#include "base/util.h"
+#include "dbm/year.h"
+
+#define NOW 1800000000LL
+#define HOUR 3600LL
+#define ADDRESS "campaign@example.org"
+#define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
+#define FRANCE_PW "FRA0-1XYZ-7KQM-2XRT"
+#define SAVOY_PW "SAV0-1XYZ-7KQM-2XRT"
+#define ORGANISER_PW "ORGA-0002-SECRET"
+#define SEED "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+/* With three players SEED gives the sequence burgundy, france, savoy; this
+ * one savoy, france, burgundy. */
+#define SAVOY_FIRST_SEED "500102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+struct fixture {
+	char dir[64];
+	char *db;
+	struct store *store;
+	struct templates *tpl;
+	struct engine *engine;
+	uint32_t uid;
+};
+
+/* A third player for allies: Savoy in Flanders (neutral in the fixture),
+ * 1 general at 25 AP and 20 Kn(F) at 9 AP. */
+static void add_savoy(struct campaign *c)
+{
+	struct player *p = campaign_add_player(c);
+	p->key = xstrdup("savoy");
+	p->nation = xstrdup("Savoy");
+	p->name = xstrdup("Amedee");
+	p->email = xstrdup("amedee@example.org");
+	p->line = 90;
+	static const struct {
+		const char *label, *code;
+		int cost;
+		bool general;
+		int count;
+	} types[] = {{"Cv(O) general", "Cv", HALF_AP(25), true, 2}, {"Kn(F)", "Kn", HALF_AP(9), false, 20}};
+	for (size_t i = 0; i < 2; i++) {
+		struct element_type *t = army_list_add(&p->list);
+		t->label = xstrdup(types[i].label);
+		strcpy(t->code, types[i].code);
+		t->grade = i ? 'F' : 'O';
+		t->regular = true;
+		t->cost_half_ap = types[i].cost;
+		t->list_min = types[i].general ? 1 : 0;
+		t->list_max = types[i].count + 10;
+		t->general = types[i].general;
+		t->line = 91 + (int)i;
+	}
+	player_alloc_troops(p);
+	p->field.count[0] = 2;
+	p->field.count[1] = 20;
+	c->provinces[2].home_of = c->provinces[2].owner = (int)c->player_count - 1;
+	p->location = 2;
+}
+
+static int setup_in(void **state, const char *timezone)
+{
+	struct fixture *f = xcalloc(1, sizeof *f);
+	test_scratch_dir(f->dir, "year");
+	f->db = xasprintf("%s/campaign.db", f->dir);
+	char *err = NULL;
+	struct campaign *c = fixture_campaign();
+	bool three = timezone && strcmp(timezone, "three players") == 0;
+	if (three) {
+		add_savoy(c);
+		timezone = NULL;
+	}
+	if (timezone) {
+		free(c->timezone);
+		c->timezone = xstrdup(timezone);
+	}
+	f->store = test_store_with(f->db, c);
+	assert_int_equal(store_set_password(f->store, "burgundy", BURGUNDY_PW, &err), STORE_OK);
+	assert_int_equal(store_set_password(f->store, "france", FRANCE_PW, &err), STORE_OK);
+	if (three)
+		assert_int_equal(store_set_password(f->store, "savoy", SAVOY_PW, &err), STORE_OK);
+	assert_int_equal(store_set_password(f->store, STORE_ORGANISER, ORGANISER_PW, &err), STORE_OK);
+	f->tpl = test_templates();
+	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX"};
+	f->engine = engine_new(f->store, f->tpl, &cfg);
+	*state = f;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_in(state, NULL);
+}
+
+static int setup_paris(void **state)
+{
+	return setup_in(state, "Europe/Paris");
+}
+
+static int setup_three(void **state)
+{
+	return setup_in(state, "three players");
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	engine_free(f->engine);
+	templates_free(f->tpl);
+	store_close(f->store);
+	test_scratch_remove(f->dir);
+	free(f->db);
+	free(f);
+	return 0;
+}
+
+/* A mail from `from` with `body`, processed at `now`. Returns the reply. */
+static char *deliver(struct fixture *f, const char *from, const char *body, int64_t now)
+{
+	f->uid++;
+	char *raw = xasprintf("From: %s\r\nTo: " ADDRESS "\r\nSubject: orders\r\n"
+			      "Message-ID: <m%u@example.org>\r\n"
+			      "Content-Type: text/plain; charset=utf-8\r\n\r\n%s",
+			      from, f->uid, body);
+	struct engine_outcome out;
+	char *err = NULL;
+	if (engine_process_mail(f->engine, 1, f->uid, raw, strlen(raw), now, false, &out, &err))
+		fail_msg("engine_process_mail: %s", err);
+	assert_int_equal(out.verdict, ENGINE_ACCEPTED);
+	char *reply = out.reply ? xstrdup(out.reply) : NULL;
+	engine_outcome_free(&out);
+	free(raw);
+	return reply;
+}
+
+static void orders(struct fixture *f, const char *player, const char *pw, const char *text,
+		   int64_t now)
+{
+	char *from = xasprintf("%s@example.org", strcmp(player, "burgundy") == 0 ? "philippe"
+						 : strcmp(player, "savoy") == 0   ? "amedee"
+										  : "charles");
+	char *body = xasprintf("PLAYER %s %s\n%s", player, pw, text);
+	free(deliver(f, from, body, now));
+	free(body);
+	free(from);
+}
+
+/* Queued mails whose Subject contains `subject` (all if NULL). */
+static size_t outbox_with(struct fixture *f, const char *subject)
+{
+	struct store_outbox_item *items = NULL;
+	size_t n = 0, hits = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
+			 STORE_OK);
+	for (size_t i = 0; i < n; i++) {
+		char *line = xasprintf("Subject: %s", subject ? subject : "");
+		if (strstr(items[i].raw, line))
+			hits++;
+		free(line);
+	}
+	store_outbox_items_free(items, n);
+	return hits;
+}
+
+static json_t *year_state(struct fixture *f)
+{
+	char *text = NULL;
+	assert_int_equal(store_year_state_get(f->store, &text, NULL), STORE_OK);
+	assert_non_null(text);
+	json_t *doc = json_loads(text, 0, NULL);
+	free(text);
+	return doc;
+}
+
+static const char *step_of(json_t *doc)
+{
+	return json_string_value(json_object_get(doc, "step"));
+}
+
+static struct campaign *campaign(struct fixture *f)
+{
+	struct campaign *c = NULL;
+	assert_int_equal(store_load_campaign(f->store, &c, NULL), STORE_OK);
+	return c;
+}
+
+static int action(struct fixture *f, enum engine_action a, const char *arg, int64_t now)
+{
+	struct engine_action_request req = {.action = a, .arg = arg};
+	char *report = NULL, *err = NULL;
+	int rc = engine_action(f->engine, &req, now, &report, &err);
+	if (rc < 0)
+		fail_msg("engine_action: %s", err);
+	free(report);
+	return rc;
+}
+
+static void start(struct fixture *f)
+{
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(f->engine, NOW, SEED, &report, &err), 0);
+	free(report);
+}
+
+static void test_start(void **state)
+{
+	struct fixture *f = *state;
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(f->engine, NOW, "not hex", &report, &err), 1);
+	assert_non_null(strstr(report, "64 hexadecimal"));
+	free(report);
+	start(f);
+	/* both players and the organiser (who plays nobody) are told */
+	assert_int_equal(outbox_with(f, "1450: the sequence of play"), 3);
+	assert_int_equal(outbox_with(f, "1450: your turn"), 1);
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "turn");
+	json_decref(st);
+	/* the year's seed is derived from the master seed and committed to */
+	struct store_dice_year row;
+	assert_int_equal(store_dice_year_get(f->store, 1450, &row, NULL), STORE_OK);
+	unsigned char master[32], seed[32];
+	assert_true(dice_seed_from_hex(SEED, master));
+	crypto_auth_hmacsha256(seed, (const unsigned char *)"year|1450", 9, master);
+	char hex[65], commitment[65];
+	sodium_bin2hex(hex, sizeof hex, seed, sizeof seed);
+	assert_string_equal(row.seed_hex, hex);
+	dice_commitment(seed, commitment);
+	assert_string_equal(row.commitment, commitment);
+	assert_false(row.revealed);
+	assert_int_equal(row.counter, 1); /* the sequence of two players: one die */
+	/* a second start is refused */
+	assert_int_equal(engine_start(f->engine, NOW, NULL, &report, &err), 1);
+	assert_non_null(strstr(report, "already"));
+	free(report);
+}
+
+static const char *result = "BATTLE AT Paris\nWINNER france\n"
+			    "DEMORALISED burgundy Kn(S) general\nDESTROYED burgundy 2 Kn(S)\n";
+
+/* Orders in advance, a battle reported by both sides by mail, the
+ * recruitment, the year's end with the dice revealed and checkable. */
+static void test_year_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	start(f);
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	assert_int_equal(outbox_with(f, "1450: battle at Paris"), 3);
+
+	char *body = xasprintf("PLAYER burgundy " BURGUNDY_PW "\n%s", result);
+	char *reply = deliver(f, "philippe@example.org", body, NOW + HOUR);
+	assert_non_null(strstr(reply, "Your battle result was recorded."));
+	free(reply);
+	free(body);
+	body = xasprintf("PLAYER france " FRANCE_PW "\n%s", result);
+	free(deliver(f, "charles@example.org", body, NOW + 2 * HOUR));
+	free(body);
+
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].battle_prestige, 134);
+	assert_int_equal(c->players[0].location, 0);
+	assert_int_equal(c->phase, PHASE_RECRUITMENT); /* France's NO MOVE was in */
+	campaign_free(c);
+	assert_int_equal(outbox_with(f, "1450: recruitment"), 2);
+
+	/* Burgundy's reserve holds 2 Kn(S) at 12 AP; one province allows 10 AP:
+	 * nothing to recruit, which NO MOVE says; the year ends */
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 3 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	assert_int_equal(c->phase, PHASE_CAMPAIGN);
+	campaign_free(c);
+	assert_int_equal(outbox_with(f, "The diary of 1450"), 3);
+	assert_int_equal(outbox_with(f, "1451: the sequence of play"), 3);
+
+	/* every roll of 1450 checks against the revealed seed */
+	struct store_dice_year row;
+	assert_int_equal(store_dice_year_get(f->store, 1450, &row, NULL), STORE_OK);
+	assert_true(row.revealed);
+	unsigned char seed[32];
+	assert_true(dice_seed_from_hex(row.seed_hex, seed));
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, 1450, &events, NULL), STORE_OK);
+	size_t i, rolls = 0;
+	json_t *ev;
+	json_array_foreach(events, i, ev) {
+		if (strcmp(json_string_value(json_object_get(ev, "kind")), "roll") != 0)
+			continue;
+		rolls++;
+		assert_true(dice_verify(seed, 1450,
+					json_string_value(json_object_get(ev, "phase")),
+					json_string_value(json_object_get(ev, "purpose")),
+					(unsigned long)json_integer_value(json_object_get(ev, "counter")),
+					(int)json_integer_value(json_object_get(ev, "value"))));
+	}
+	assert_int_equal(rolls, row.counter);
+	json_decref(events);
+	struct store_dice_year next;
+	assert_int_equal(store_dice_year_get(f->store, 1451, &next, NULL), STORE_OK);
+	assert_false(next.revealed);
+}
+
+/* The organiser by mail: EXTEND, COMMENT, PROCESS with the wrong name. */
+static void test_organiser_mail(void **state)
+{
+	struct fixture *f = *state;
+	start(f);
+	json_t *st = year_state(f);
+	int64_t deadline = json_integer_value(json_object_get(st, "deadline"));
+	json_decref(st);
+	char *reply = deliver(f, "organiser@example.org",
+			      "ORGANISER " ORGANISER_PW "\nEXTEND 12\nCOMMENT A hard winter.\n"
+			      "PROCESS recruitment\n",
+			      NOW + HOUR);
+	assert_non_null(strstr(reply, "the deadline is now"));
+	assert_non_null(strstr(reply, "is not the current step"));
+	free(reply);
+	st = year_state(f);
+	assert_int_equal(json_integer_value(json_object_get(st, "deadline")), deadline + 12 * HOUR);
+	json_decref(st);
+	json_t *comments = NULL;
+	assert_int_equal(store_comments(f->store, 1450, &comments, NULL), STORE_OK);
+	assert_int_equal(json_array_size(comments), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(comments, 0), "text")),
+			    "A hard winter.");
+	json_decref(comments);
+	/* every player hears of each action */
+	assert_int_equal(outbox_with(f, "1450: the organiser: deadline"), 3);
+	assert_int_equal(outbox_with(f, "1450: the organiser: comment"), 3);
+}
+
+/* Pause, undo (back to before the last step, paused), and a battle result
+ * corrected after it was applied. */
+static void test_pause_undo_and_correction(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	start(f);
+	assert_int_equal(action(f, ENGINE_ACT_PAUSE, NULL, NOW + HOUR), 0);
+	assert_int_equal(action(f, ENGINE_ACT_PAUSE, NULL, NOW + HOUR), 1);
+	assert_int_equal(action(f, ENGINE_ACT_RESUME, NULL, NOW + 2 * HOUR), 0);
+	/* the organiser decides the battle */
+	assert_int_equal(action(f, ENGINE_ACT_BATTLE_RESULT, result, NOW + 3 * HOUR), 0);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].battle_prestige, 134);
+	campaign_free(c);
+	/* then corrects it: Burgundy won, France lost 4 Sp(I) */
+	const char *corrected = "BATTLE AT Paris\nWINNER burgundy\nDESTROYED france 4 Sp(I)\n";
+	assert_int_equal(action(f, ENGINE_ACT_BATTLE_RESULT, corrected, NOW + 4 * HOUR), 0);
+	c = campaign(f);
+	assert_int_equal(c->players[1].battle_prestige, 0);
+	assert_true(c->players[0].battle_prestige >= 40);
+	assert_int_equal(c->provinces[1].owner, 0); /* France lost Paris: out */
+	campaign_free(c);
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, 1450, &events, NULL), STORE_OK);
+	size_t battles = 0, i;
+	json_t *ev;
+	json_array_foreach(events, i, ev)
+		battles += strcmp(json_string_value(json_object_get(ev, "kind")), "battle") == 0;
+	assert_int_equal(battles, 1); /* the first result's consequences are gone */
+	json_decref(events);
+	/* France was knocked out, so the recruitment came at once and the year
+	 * ended: undo goes back one step at a time, pausing the campaign */
+	c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	campaign_free(c);
+	assert_int_equal(action(f, ENGINE_ACT_UNDO, NULL, NOW + 5 * HOUR), 0);
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "recruitment");
+	assert_true(json_is_true(json_object_get(st, "paused")));
+	json_decref(st);
+	c = campaign(f);
+	assert_int_equal(c->year, 1450);
+	campaign_free(c);
+	assert_int_equal(action(f, ENGINE_ACT_UNDO, NULL, NOW + 5 * HOUR), 0);
+	st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	assert_true(json_is_true(json_object_get(st, "paused")));
+	json_decref(st);
+	c = campaign(f);
+	assert_int_equal(c->players[0].battle_prestige, 0);
+	assert_int_equal(c->provinces[1].owner, 1);
+	campaign_free(c);
+}
+
+/* The clock: our downtime moves the deadline; a clock going back fires
+ * nothing. */
+static void test_clock(void **state)
+{
+	struct fixture *f = *state;
+	start(f);
+	struct engine_tick_info info;
+	char *err = NULL;
+	assert_int_equal(engine_tick(f->engine, NOW + 60, 600, &info, &err), 0);
+	assert_false(info.downtime);
+	json_t *st = year_state(f);
+	int64_t deadline = json_integer_value(json_object_get(st, "deadline"));
+	int turn = (int)json_integer_value(json_object_get(st, "turn"));
+	json_decref(st);
+	/* the daemon was down across the deadline */
+	assert_int_equal(engine_tick(f->engine, deadline + HOUR, 600, &info, &err), 0);
+	assert_true(info.downtime);
+	assert_true(info.grace_granted);
+	st = year_state(f);
+	assert_int_equal(json_integer_value(json_object_get(st, "deadline")),
+			 deadline + HOUR + 12 * HOUR);
+	assert_int_equal(json_integer_value(json_object_get(st, "turn")), turn);
+	json_decref(st);
+	assert_int_equal(outbox_with(f, "1450: the deadline is moved (our downtime)"), 3);
+	/* the clock jumps back past nothing: no deadline fires */
+	assert_int_equal(engine_tick(f->engine, deadline + 20 * HOUR, 0, &info, &err), 0);
+	st = year_state(f);
+	assert_int_equal(json_integer_value(json_object_get(st, "turn")), turn + 1);
+	json_decref(st);
+	assert_int_equal(engine_tick(f->engine, deadline, 0, &info, &err), 0);
+	assert_true(info.clock_backwards);
+	st = year_state(f);
+	assert_int_equal(json_integer_value(json_object_get(st, "turn")), turn + 1);
+	json_decref(st);
+}
+
+/* Events of `kind` stored for `year`. */
+static size_t events_of(struct fixture *f, int year, const char *kind)
+{
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, year, &events, NULL), STORE_OK);
+	size_t i, n = 0;
+	json_t *ev;
+	json_array_foreach(events, i, ev)
+		n += strcmp(json_string_value(json_object_get(ev, "kind")), kind) == 0;
+	json_decref(events);
+	return n;
+}
+
+/* The engine with a publish folder writes the web diary after each turn;
+ * one it cannot write does not fail the step. */
+static void test_publish_after_turn(void **state)
+{
+	struct fixture *f = *state;
+	engine_free(f->engine);
+	char *site = xasprintf("%s/site", f->dir);
+	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX",
+				    .publish_dir = site};
+	f->engine = engine_new(f->store, f->tpl, &cfg);
+	start(f);
+	char *index = xasprintf("%s/index.html", site);
+	assert_int_not_equal(access(index, F_OK), 0); /* no turn has ended yet */
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + HOUR);
+	orders(f, "france", FRANCE_PW, "NO MOVE\n", NOW + HOUR);
+	assert_int_equal(access(index, F_OK), 0);
+	free(index);
+	/* a folder that cannot be made: the year goes on all the same */
+	engine_free(f->engine);
+	char *bad = xasprintf("%s/campaign.db/site", f->dir);
+	cfg.publish_dir = bad;
+	f->engine = engine_new(f->store, f->tpl, &cfg);
+	struct campaign *c = campaign(f);
+	int year = c->year;
+	campaign_free(c);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 2 * HOUR);
+	orders(f, "france", FRANCE_PW, "NO MOVE\n", NOW + 2 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->year, year + 1);
+	campaign_free(c);
+	free(bad);
+	free(site);
+}
+
+/* TRIBUTARY OF, ACCEPT TRIBUTARY, an invasion refused between them, and
+ * RENOUNCE at the end of the recruitment phase. */
+static void test_tributary_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	start(f);
+	char *reply = deliver(f, "charles@example.org",
+			      "PLAYER france " FRANCE_PW "\nTRIBUTARY OF burgundy\n", NOW + HOUR);
+	assert_non_null(strstr(reply, "Your request was sent to Burgundy"));
+	free(reply);
+	assert_int_equal(outbox_with(f, "1450: France asks to become your tributary"), 1);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].overlord, NO_INDEX); /* not before the answer */
+	campaign_free(c);
+	orders(f, "burgundy", BURGUNDY_PW, "ACCEPT TRIBUTARY france\n", NOW + 2 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->players[1].overlord, 0);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "tributary"), 1);
+	/* both players and the organiser are told */
+	assert_int_equal(outbox_with(f, "1450: France becomes the tributary of Burgundy"), 3);
+	/* the requests were used up: pending orders no longer hold them */
+	char *text = NULL;
+	assert_int_equal(store_orders_get(f->store, "france", 1450, PHASE_CAMPAIGN, &text, NULL),
+			 STORE_OK);
+	assert_null(text ? strstr(text, "TRIBUTARY") : NULL);
+	free(text);
+	/* no attack between overlord and tributary */
+	reply = deliver(f, "philippe@example.org",
+			"PLAYER burgundy " BURGUNDY_PW "\nINVADE Paris\n", NOW + 3 * HOUR);
+	assert_non_null(strstr(reply, "tributary"));
+	free(reply);
+	/* RENOUNCE waits for the end of the recruitment phase */
+	reply = deliver(f, "charles@example.org",
+			"PLAYER france " FRANCE_PW "\nRENOUNCE burgundy\nNO MOVE\n", NOW + 4 * HOUR);
+	assert_non_null(strstr(reply, "takes effect at the end of this year's recruitment"));
+	free(reply);
+	c = campaign(f);
+	assert_int_equal(c->players[1].overlord, 0);
+	campaign_free(c);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 5 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	assert_int_equal(c->players[1].overlord, NO_INDEX);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "tributary_renounced"), 1);
+	assert_int_equal(outbox_with(f, "1450: France is no longer the tributary of Burgundy"), 3);
+	/* Burgundy's province prestige of 1450 counted France's Paris (2) */
+	c = campaign(f);
+	assert_int_equal(c->players[0].province_prestige, 6 + 2);
+	campaign_free(c);
+}
+
+/* LEAVE CAMPAIGN with CONFIRM: at the next step the provinces are neutral
+ * and the prestige lost; with REPLACEMENT the organiser is asked instead. */
+static void test_leave_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	start(f);
+	char *reply = deliver(f, "philippe@example.org",
+			      "PLAYER burgundy " BURGUNDY_PW
+			      "\nLEAVE CAMPAIGN REPLACEMENT jean@example.org\nCONFIRM\n",
+			      NOW + HOUR);
+	assert_non_null(strstr(reply, "The organiser was asked to hand Burgundy to "
+				      "jean@example.org"));
+	free(reply);
+	assert_int_equal(outbox_with(f, "1450: Burgundy asks to be replaced"), 1);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[0].status, PLAYER_ACTIVE);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "leave_requested"), 1);
+
+	/* without CONFIRM nothing happens */
+	reply = deliver(f, "charles@example.org", "PLAYER france " FRANCE_PW "\nLEAVE CAMPAIGN\n",
+			NOW + 2 * HOUR);
+	assert_non_null(strstr(reply, "CONFIRM"));
+	free(reply);
+	c = campaign(f);
+	assert_int_equal(c->players[1].status, PLAYER_ACTIVE);
+	campaign_free(c);
+
+	reply = deliver(f, "charles@example.org",
+			"PLAYER france " FRANCE_PW "\nLEAVE CAMPAIGN\nCONFIRM\n", NOW + 3 * HOUR);
+	assert_non_null(strstr(reply, "You leave the campaign at the next step"));
+	free(reply);
+	c = campaign(f);
+	assert_int_equal(c->players[1].status, PLAYER_LEFT);
+	assert_int_equal(c->provinces[1].owner, NO_INDEX);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "player_left"), 1);
+	/* Burgundy, the organiser and France itself */
+	assert_int_equal(outbox_with(f, "1450: France has left the campaign"), 3);
+	/* France is skipped in the sequence: Burgundy's move ends the year's turns */
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 4 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	campaign_free(c);
+}
+
+/* RECALL CONTINGENTS: a contingent sent in 1450 is recalled in 1451 and
+ * rejoins its army at the end of the turn. */
+static void test_recall_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "france", FRANCE_PW, "SEND CONTINGENT TO burgundy WITH 1 Cv(O) general, 2 Kn(F)\n",
+	       NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW - HOUR);
+	start(f);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(player_field_half_ap(&c->players[1]), HALF_AP(480 - 25 - 18));
+	campaign_free(c);
+	char *reply = deliver(f, "charles@example.org",
+			      "PLAYER france " FRANCE_PW "\nRECALL CONTINGENTS\n", NOW + HOUR);
+	assert_non_null(strstr(reply, "Your contingents are recalled"));
+	free(reply);
+	assert_int_equal(events_of(f, 1451, "contingent_recalled"), 1);
+	c = campaign(f);
+	assert_true(c->contingent_count == 0 || c->contingents[0].returning);
+	campaign_free(c);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 2 * HOUR);
+	orders(f, "france", FRANCE_PW, "NO MOVE\n", NOW + 2 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->contingent_count, 0);
+	assert_int_equal(player_field_half_ap(&c->players[1]), HALF_AP(480));
+	campaign_free(c);
+	/* a second recall finds nothing out: refused with a reason */
+	c = campaign(f);
+	int year = c->year;
+	campaign_free(c);
+	size_t refused_before = events_of(f, year, "order_refused");
+	orders(f, "france", FRANCE_PW, "RECALL CONTINGENTS\n", NOW + 3 * HOUR);
+	assert_int_equal(events_of(f, year, "order_refused"), refused_before + 1);
+}
+
+/* A player who loses his last province is out: everyone is told, and he
+ * is told he keeps his prestige; the year goes on without him. */
+static void test_knocked_out(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	start(f);
+	assert_int_equal(action(f, ENGINE_ACT_BATTLE_RESULT,
+				"BATTLE AT Paris\nWINNER burgundy\nDESTROYED france 4 Sp(I)\n",
+				NOW + HOUR),
+			 0);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].status, PLAYER_OUT);
+	assert_int_equal(c->year, 1451);
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "player_out"), 1);
+	/* Burgundy, the organiser and France itself */
+	assert_int_equal(outbox_with(f, "1450: France is out of the campaign"), 3);
+	/* only Burgundy is in the sequence of 1451 */
+	json_t *st = year_state(f);
+	assert_int_equal(json_array_size(json_object_get(st, "sequence")), 1);
+	json_decref(st);
+}
+
+/* LOSSES FIRST through the engine. With this seed France moves first (NO
+ * MOVE); Burgundy forces its way through neutral Flanders on a 6 (240 AP):
+ * the listed lines go first and whole, 20 Ps(I) (30 AP) and 30 Bw(O)
+ * (150 AP), and the 60 AP left by default, 5 Kn(S). The forced march
+ * (40 AP) and the failed siege round (40 AP) then find nothing listed left:
+ * 4 Kn(S) each (48 AP, rounded against). */
+static void test_losses_first_by_mail(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "france", FRANCE_PW, "ALLOW PASSAGE burgundy\nALLOW SUPPLY burgundy\nNO MOVE\n",
+	       NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW,
+	       "LOSSES FIRST Ps(I), Bw(O)\nINVADE Calais VIA Paris, Flanders\n", NOW - HOUR);
+	start(f);
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, 1450, &events, NULL), STORE_OK);
+	size_t i, losses = 0;
+	json_t *ev;
+	json_array_foreach(events, i, ev) {
+		if (strcmp(json_string_value(json_object_get(ev, "kind")), "loss") != 0)
+			continue;
+		losses++;
+		assert_string_equal(json_string_value(json_object_get(ev, "chosen_by")),
+				    "preference");
+		if (losses == 1) {
+			json_t *el = json_object_get(ev, "elements");
+			assert_int_equal(json_integer_value(json_object_get(ev, "lost_half_ap")),
+					 HALF_AP(240));
+			assert_int_equal(json_integer_value(json_object_get(el, "Ps(I)")), 20);
+			assert_int_equal(json_integer_value(json_object_get(el, "Bw(O)")), 30);
+			assert_int_equal(json_integer_value(json_object_get(el, "Kn(S)")), 5);
+		}
+	}
+	json_decref(events);
+	assert_int_equal(losses, 3);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[0].reserve.count[1], 5 + 4 + 4);
+	campaign_free(c);
+}
+
+/* Queued mails whose text contains `text`. */
+static size_t outbox_containing(struct fixture *f, const char *text)
+{
+	struct store_outbox_item *items = NULL;
+	size_t n = 0, hits = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
+			 STORE_OK);
+	for (size_t i = 0; i < n; i++)
+		hits += strstr(items[i].raw, text) != NULL;
+	store_outbox_items_free(items, n);
+	return hits;
+}
+
+/* Deadlines in mails are in the campaign's time zone: NOW is Fri 15 Jan
+ * 2027 08:00 UTC, the turn's deadline 72 h later is 09:00 in Paris (CET). */
+static void test_time_zone(void **state)
+{
+	struct fixture *f = *state;
+	const char *tz = getenv("TZ");
+	char *tz_before = tz ? xstrdup(tz) : NULL;
+	start(f);
+	assert_int_equal(outbox_containing(f, "Mon 18 Jan 2027 09:00 CET"), 1);
+	char buf[96];
+	assert_string_equal(timefmt_local(1790000000, "Europe/Paris", buf, sizeof buf),
+			    "Mon 21 Sep 2026 16:13 CEST");
+	assert_string_equal(timefmt_local(1790000000, "America/New_York", buf, sizeof buf),
+			    "Mon 21 Sep 2026 10:13 EDT");
+	/* unknown or hostile names fall back to UTC */
+	assert_string_equal(timefmt_local(1790000000, "Europe/Atlantis", buf, sizeof buf),
+			    "Mon 21 Sep 2026 14:13 UTC");
+	assert_string_equal(timefmt_local(1790000000, "../../etc/passwd", buf, sizeof buf),
+			    "Mon 21 Sep 2026 14:13 UTC");
+	assert_string_equal(timefmt_local(1790000000, NULL, buf, sizeof buf),
+			    "Mon 21 Sep 2026 14:13 UTC");
+	/* the process's TZ is as it was */
+	if (tz_before)
+		assert_string_equal(getenv("TZ"), tz_before);
+	else
+		assert_null(getenv("TZ"));
+	free(tz_before);
+}
+
+/* The map goes with the turn's mails and the diary; the diary has an HTML
+ * part in which every text is escaped. */
+static void test_map_and_html_diary(void **state)
+{
+	struct fixture *f = *state;
+	start(f);
+	assert_int_equal(action(f, ENGINE_ACT_COMMENT, "A <b>hard</b> winter & more", NOW), 0);
+	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + HOUR);
+	orders(f, "france", FRANCE_PW, "NO MOVE\n", NOW + HOUR);
+	struct store_outbox_item *items = NULL;
+	size_t n = 0, turn = 0, report = 0, diary = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
+			 STORE_OK);
+	for (size_t i = 0; i < n; i++) {
+		const char *raw = items[i].raw;
+		bool map = strstr(raw, "filename=\"map.svg\"") || strstr(raw, "filename=map.svg");
+		if (strstr(raw, "Subject: 1450: your turn")) {
+			turn++;
+			assert_true(map);
+		} else if (strstr(raw, "Subject: 1450: the turn of")) {
+			report++;
+			assert_true(map);
+		} else if (strstr(raw, "Subject: The diary of 1450")) {
+			diary++;
+			assert_true(map);
+			assert_non_null(strstr(raw, "text/html"));
+			/* the organiser's comment, escaped in the HTML part */
+			const char *html = strstr(raw, "text/html");
+			assert_non_null(strstr(html, "A &lt;b&gt;hard&lt;/b&gt; winter &amp; more"));
+			assert_null(strstr(html, "<b>hard"));
+		}
+	}
+	store_outbox_items_free(items, n);
+	assert_int_equal(turn, 2);
+	assert_int_equal(report, 2 * 3);
+	assert_int_equal(diary, 3);
+}
+
+/* Allies on call: Savoy, France's tributary, answers France's call by its
+ * standing CONTINGENT FOR at once (as its overlord's order); the contingent
+ * rolls to arrive before the battle. */
+static void test_allies_standing_order(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW,
+	       "TRIBUTARY OF france\nCONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "NO MOVE\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "ACCEPT TRIBUTARY savoy\nIF INVADED ANY BATTLE\nNO MOVE\n",
+	       NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[2].overlord, 1);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(c->contingents[0].owner, 2);
+	assert_int_equal(c->contingents[0].with_player, 1);
+	assert_int_equal(troops_half_ap(&c->players[2].list, &c->contingents[0].troops),
+			 HALF_AP(25 + 18));
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "tributary_order"), 1);
+	assert_int_equal(events_of(f, 1450, "contingent_arrival"), 1);
+	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+}
+
+/* Without a standing order the ally is asked, with the decision deadline;
+ * ANSWER ALLIES NO starts the battle without a contingent. */
+static void test_allies_asked(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "TRIBUTARY OF france\nNO MOVE\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "ACCEPT TRIBUTARY savoy\nIF INVADED ANY BATTLE\nNO MOVE\n",
+	       NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "decision");
+	json_decref(st);
+	assert_int_equal(outbox_with(f, "1450: France calls on you for a contingent"), 1);
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_year_status(f->engine, NOW, &report, &err), 0);
+	assert_non_null(strstr(report, "the allies' answers before the battle at Paris"));
+	assert_non_null(strstr(report, "Still to answer: savoy"));
+	free(report);
+	orders(f, "savoy", SAVOY_PW, "ANSWER ALLIES NO\n", NOW + HOUR);
+	st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->contingent_count, 0);
+	campaign_free(c);
+}
+
+/* The reason of the first order_refused event of `player` in `year`
+ * (allocated), or NULL; *count gets how many there were. */
+static char *refusal_of(struct fixture *f, int year, const char *player, size_t *count)
+{
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, year, &events, NULL), STORE_OK);
+	char *reason = NULL;
+	size_t i;
+	json_t *ev;
+	*count = 0;
+	json_array_foreach(events, i, ev) {
+		if (strcmp(json_string_value(json_object_get(ev, "kind")), "order_refused") != 0)
+			continue;
+		const char *who = json_string_value(json_object_get(ev, "player"));
+		if (!who || strcmp(who, player) != 0)
+			continue;
+		if (!reason)
+			reason = xstrdup(json_string_value(json_object_get(ev, "reason")));
+		(*count)++;
+	}
+	json_decref(events);
+	return reason;
+}
+
+/* The sequence of play of the year that has just started, as "a b c". */
+static void assert_sequence(struct fixture *f, const char *expected)
+{
+	json_t *st = year_state(f);
+	struct strbuf sb = {0};
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(st, "sequence"), i, v)
+		strbuf_printf(&sb, "%s%s", i ? " " : "", json_string_value(v));
+	char *got = strbuf_take(&sb);
+	assert_string_equal(got, expected);
+	free(got);
+	json_decref(st);
+}
+
+/* Allies who agreed in advance: Savoy, bound to nobody, has a standing
+ * CONTINGENT FOR france; when Burgundy invades Paris and France gives
+ * battle, Savoy's contingent is sent at once (not as a tributary's order,
+ * nobody is asked), takes Savoy's option for the year (Ally) and rolls to
+ * arrive. */
+static void test_allies_volunteer(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "NO MOVE\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	assert_sequence(f, "burgundy france savoy");
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[2].overlord, NO_INDEX);
+	assert_int_equal(c->players[2].movement_option, OPTION_ALLY);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(c->contingents[0].owner, 2);
+	assert_int_equal(c->contingents[0].with_player, 1);
+	/* 25 AP for the general, 2 x 9 AP of knights, out of Savoy's field */
+	assert_int_equal(troops_half_ap(&c->players[2].list, &c->contingents[0].troops),
+			 HALF_AP(25 + 18));
+	assert_int_equal(player_field_half_ap(&c->players[2]),
+			 HALF_AP(2 * 25 + 20 * 9) - HALF_AP(25 + 18));
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "contingent_sent"), 1);
+	assert_int_equal(events_of(f, 1450, "tributary_order"), 0);
+	assert_int_equal(events_of(f, 1450, "contingent_arrival"), 1);
+	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+}
+
+/* Savoy invaded Calais in his turn, before Burgundy's: he has taken
+ * another movement option, so his standing CONTINGENT FOR france is not
+ * called (not even tried and refused) when France gives battle. */
+static void test_allies_volunteer_after_moving(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "INVADE Calais\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(f->engine, NOW, SAVOY_FIRST_SEED, &report, &err), 0);
+	free(report);
+	assert_sequence(f, "savoy france burgundy");
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "battle");
+	json_decref(st);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[2].movement_option, OPTION_INVADE);
+	assert_int_equal(c->players[2].location, 3); /* Calais, next to Paris */
+	assert_int_equal(c->contingent_count, 0);
+	campaign_free(c);
+	size_t refusals;
+	char *reason = refusal_of(f, 1450, "savoy", &refusals);
+	assert_null(reason);
+	assert_int_equal(refusals, 0);
+	assert_int_equal(events_of(f, 1450, "contingent_sent"), 0);
+	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+}
+
+/* Savoy's contingent sent on call in Burgundy's turn was his movement
+ * option: his own INVADE, in his later turn, is refused with that reason. */
+static void test_allies_volunteer_then_invade(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "INVADE Calais\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	assert_sequence(f, "burgundy france savoy");
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(c->players[2].movement_option, OPTION_ALLY);
+	campaign_free(c);
+	char *body = xasprintf("PLAYER burgundy " BURGUNDY_PW "\n%s", result);
+	free(deliver(f, "philippe@example.org", body, NOW + HOUR));
+	free(body);
+	body = xasprintf("PLAYER france " FRANCE_PW "\n%s", result);
+	free(deliver(f, "charles@example.org", body, NOW + 2 * HOUR));
+	free(body);
+	/* France's NO MOVE, then Savoy's turn: the INVADE is refused */
+	c = campaign(f);
+	assert_int_equal(c->phase, PHASE_RECRUITMENT);
+	assert_int_equal(c->players[2].location, 2); /* still in Flanders */
+	assert_int_equal(c->siege_count, 0);
+	campaign_free(c);
+	size_t refusals;
+	char *reason = refusal_of(f, 1450, "savoy", &refusals);
+	assert_int_equal(refusals, 1);
+	assert_non_null(reason);
+	assert_string_equal(reason, "savoy has already taken the Ally movement option this year "
+				    "(a contingent was sent): no INVADE or MOVE until next year");
+	free(reason);
+	assert_int_equal(events_of(f, 1450, "invasion"), 1); /* Burgundy's only */
+}
+
+/* A player who agreed in advance to help both sides of the same battle
+ * sends nothing and is told why, once. */
+static void test_allies_volunteer_both_sides(void **state)
+{
+	struct fixture *f = *state;
+	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
+	       "CONTINGENT FOR burgundy WITH 1 Cv(O) general, 3 Kn(F)\nNO MOVE\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	start(f);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->contingent_count, 0);
+	assert_int_equal(c->players[2].movement_option, OPTION_NONE);
+	campaign_free(c);
+	size_t refusals;
+	char *reason = refusal_of(f, 1450, "savoy", &refusals);
+	assert_int_equal(refusals, 1);
+	assert_non_null(reason);
+	assert_non_null(strstr(reason, "CONTINGENT FOR both sides"));
+	free(reason);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_year_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_organiser_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pause_undo_and_correction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_publish_after_turn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tributary_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leave_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recall_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_losses_first_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_knocked_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_zone, setup_paris, teardown),
+		cmocka_unit_test_setup_teardown(test_map_and_html_diary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allies_standing_order, setup_three, teardown),
+		cmocka_unit_test_setup_teardown(test_allies_asked, setup_three, teardown),
+		cmocka_unit_test_setup_teardown(test_allies_volunteer, setup_three, teardown),
+		cmocka_unit_test_setup_teardown(test_allies_volunteer_after_moving, setup_three,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_allies_volunteer_then_invade, setup_three,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_allies_volunteer_both_sides, setup_three,
+						teardown),
+	};
+	if (sodium_init() < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,447 @@
+/* Unit tests for scenarios: the parser (every section kind, errors with
+ * their lines), resolving against a campaign, and small runs on the test
+ * campaign (tests/data/campaign/minimal.campaign). */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/campaign_file.h"
+#include "engine/scenario.h"
+#include "base/util.h"
+
+static struct scenario *parse(const char *text, struct diag_list *dl)
+{
+	memset(dl, 0, sizeof *dl);
+	return scenario_parse(text, strlen(text), "t.scenario", dl);
+}
+
+/* The error (or warning) reported at `line` whose message contains `needle`. */
+static bool has_diag(const struct diag_list *dl, int line, const char *needle)
+{
+	for (size_t i = 0; i < dl->count; i++)
+		if (dl->items[i].line == line && strstr(dl->items[i].message, needle))
+			return true;
+	return false;
+}
+
+static void test_parse_sections(void **state)
+{
+	(void)state;
+	struct diag_list dl;
+	struct scenario *s = parse("# a comment\n"
+				   "campaign = camp/minimal.campaign   # relative\n"
+				   "dice = 1 2, 3\n"
+				   "dice = 6\n"
+				   "\n"
+				   "[year 1450 campaign]\n"
+				   "sequence = alpha, Betaland , gamma\n"
+				   "[alpha]\n"
+				   "INVADE Picardy\r\n"
+				   "\n"
+				   "[battle Picardy]   # the battle\n"
+				   "WINNER alpha\n"
+				   "[ year 1450 Recruitment ]\n"
+				   "[beta]\n"
+				   "RECRUIT 2 Knights\n",
+				   &dl);
+	assert_non_null(s);
+	assert_int_equal(dl.count, 0);
+	assert_string_equal(s->campaign_path, "camp/minimal.campaign");
+	assert_int_equal(s->campaign_line, 2);
+	assert_int_equal(s->dice_count, 4);
+	assert_int_equal(s->dice[0], 1);
+	assert_int_equal(s->dice[2], 3);
+	assert_int_equal(s->dice[3], 6);
+	assert_int_equal(s->dice_line, 3);
+	assert_false(s->has_seed);
+	assert_int_equal(s->phase_count, 2);
+
+	const struct scenario_phase *ph = &s->phases[0];
+	assert_int_equal(ph->year, 1450);
+	assert_int_equal(ph->phase, PHASE_CAMPAIGN);
+	assert_int_equal(ph->line, 6);
+	assert_int_equal(ph->sequence_count, 3);
+	assert_string_equal(ph->sequence_names[1], "Betaland");
+	assert_int_equal(ph->sequence_line, 7);
+	assert_int_equal(ph->section_count, 2);
+	assert_int_equal(ph->sections[0].kind, SCENARIO_PLAYER);
+	assert_string_equal(ph->sections[0].name, "alpha");
+	assert_int_equal(ph->sections[0].line, 8);
+	/* The body is kept line for line (the carriage return dropped). */
+	assert_string_equal(ph->sections[0].body, "INVADE Picardy\n\n");
+	assert_int_equal(ph->sections[1].kind, SCENARIO_BATTLE);
+	assert_string_equal(ph->sections[1].name, "Picardy");
+	assert_string_equal(ph->sections[1].body, "WINNER alpha\n");
+
+	ph = &s->phases[1];
+	assert_int_equal(ph->phase, PHASE_RECRUITMENT);
+	assert_int_equal(ph->line, 13);
+	assert_null(ph->sequence_names);
+	assert_int_equal(ph->sections[0].line, 14);
+	scenario_free(s);
+	diag_free(&dl);
+}
+
+/* Every structural error at once, each on its line. */
+static void test_parse_errors(void **state)
+{
+	(void)state;
+	struct diag_list dl;
+	struct scenario *s = parse("dice = 1 0 7 x\n"          /* 1 */
+				   "colour = blue\n"            /* 2 */
+				   "just words\n"               /* 3 */
+				   "[alpha]\n"                  /* 4 */
+				   "[year 1450 autumn]\n"       /* 5 */
+				   "[year 1450 campaign\n"      /* 6 */
+				   "[year 1450 campaign]\n"     /* 7 */
+				   "sequence = alpha\n"         /* 8 */
+				   "sequence = beta\n"          /* 9 */
+				   "turns = 3\n"                /* 10 */
+				   "[battle]\n"                 /* 11 */
+				   "[year 1450 recruitment]\n"  /* 12 */
+				   "sequence = alpha\n"         /* 13 */
+				   "[battle Picardy]\n"         /* 14 */
+				   "[]\n",                      /* 15 */
+				   &dl);
+	assert_null(s);
+	assert_true(has_diag(&dl, 1, "\"0\" is not a die"));
+	assert_true(has_diag(&dl, 1, "\"7\" is not a die"));
+	assert_true(has_diag(&dl, 1, "\"x\" is not a die"));
+	assert_true(has_diag(&dl, 2, "unknown key \"colour\""));
+	assert_true(has_diag(&dl, 3, "expected \"key = value\""));
+	assert_true(has_diag(&dl, 4, "[alpha] must follow a [year N campaign]"));
+	assert_true(has_diag(&dl, 5, "write [year N campaign] or [year N recruitment]"));
+	assert_true(has_diag(&dl, 6, "a section header ends with ]"));
+	assert_true(has_diag(&dl, 9, "a second sequence for year 1450"));
+	assert_true(has_diag(&dl, 10, "unknown key \"turns\""));
+	assert_true(has_diag(&dl, 11, "write [battle PROVINCE]"));
+	assert_true(has_diag(&dl, 13, "the sequence of play belongs to the campaign phase"));
+	assert_true(has_diag(&dl, 14, "battles are fought in the campaign phase"));
+	assert_true(has_diag(&dl, 15, "an empty section header"));
+	assert_true(has_diag(&dl, 0, "no \"campaign = FILE\" line"));
+	assert_int_equal(dl.errors, 15);
+	diag_free(&dl);
+}
+
+static void test_parse_seed(void **state)
+{
+	(void)state;
+	struct diag_list dl;
+	struct scenario *s = parse("campaign = x\nseed = "
+				   "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n",
+				   &dl);
+	assert_non_null(s);
+	assert_true(s->has_seed);
+	assert_int_equal(s->seed[31], 0x1f);
+	scenario_free(s);
+	diag_free(&dl);
+
+	s = parse("campaign = x\nseed = 00ff\ndice = 1\nseed = "
+		  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n",
+		  &dl);
+	assert_null(s);
+	assert_true(has_diag(&dl, 2, "a seed is 64 hexadecimal digits"));
+	assert_true(has_diag(&dl, 4, "a second \"seed =\" line"));
+	diag_free(&dl);
+
+	s = parse("campaign = x\ndice = 1\nseed = "
+		  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n",
+		  &dl);
+	assert_null(s);
+	assert_true(has_diag(&dl, 2, "either \"dice =\" values or a \"seed =\""));
+	diag_free(&dl);
+}
+
+/* ------------------------------------------------ with the campaign */
+
+static struct campaign *load_campaign(void)
+{
+	const char *top = getenv("top_srcdir");
+	char *path = xasprintf("%s/tests/data/campaign/minimal.campaign", top ? top : "..");
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	struct strbuf sb = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_append(&sb, buf, n);
+	fclose(f);
+	struct diag_list dl = {0};
+	struct campaign *c = campaign_file_parse(sb.data, sb.len, path, &dl);
+	assert_non_null(c);
+	diag_free(&dl);
+	strbuf_free(&sb);
+	free(path);
+	return c;
+}
+
+struct world {
+	struct campaign *c;
+	struct scenario *s;
+	struct diag_list dl;
+	struct event_log log;
+};
+
+static int setup(void **state)
+{
+	struct world *w = xcalloc(1, sizeof *w);
+	w->c = load_campaign();
+	event_log_init(&w->log);
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+	scenario_free(w->s);
+	campaign_free(w->c);
+	diag_free(&w->dl);
+	event_log_free(&w->log);
+	free(w);
+	return 0;
+}
+
+/* Parses and resolves `text`; returns the number of resolve errors. */
+static size_t load(struct world *w, const char *text)
+{
+	w->s = scenario_parse(text, strlen(text), "t.scenario", &w->dl);
+	assert_non_null(w->s);
+	return scenario_resolve(w->s, w->c, &w->dl);
+}
+
+static void test_resolve_names_and_orders(void **state)
+{
+	struct world *w = *state;
+	size_t errors = load(w, "campaign = x\n"                 /* 1 */
+				"[year 1450 campaign]\n"         /* 2 */
+				"sequence = alpha, gama, alpha\n" /* 3 */
+				"[alfa]\n"                       /* 4 */
+				"[beta]\n"                       /* 5 */
+				"RECRUIT 2 Knights\n"            /* 6 */
+				"WINNER beta\n"                  /* 7 */
+				"LOSSES FIRST Archers\n"         /* 8 */
+				"IF INVADED ANY BATTLE\n"        /* 9 */
+				"INVADE Flandres\n"              /* 10: checked when played */
+				"[Betaland]\n"                   /* 11 */
+				"[battle Picardie]\n"            /* 12 */
+				"[battle Picardy]\n"             /* 13 */
+				"DESTROYED beta 2 Knights\n"     /* 14 */
+				"RECRUIT 1 Knights\n"            /* 15 */
+				"BATTLE AT Anjou\n"              /* 16 */
+				"[year 1450 recruitment]\n"      /* 17 */
+				"[gamma]\n"                      /* 18 */
+				"MOVE Kent\n"                    /* 19 */
+				"VOTE CONTINUE\n");              /* 20 */
+	assert_true(has_diag(&w->dl, 3, "unknown player \"gama\" (did you mean \"gamma\"?)"));
+	assert_true(has_diag(&w->dl, 3, "alpha is twice in the sequence"));
+	assert_true(has_diag(&w->dl, 4, "unknown player \"alfa\" (did you mean \"alpha\"?)"));
+	assert_true(has_diag(&w->dl, 6, "RECRUIT belongs in a [year N recruitment] section"));
+	assert_true(has_diag(&w->dl, 7, "belongs in a [battle PROVINCE] section"));
+	assert_true(has_diag(&w->dl, 8, "LOSSES FIRST is not applied"));
+	assert_int_equal(w->dl.items[5].level, DIAG_WARNING);
+	assert_true(has_diag(&w->dl, 11, "a second [Betaland] section in [year 1450 campaign] (the first is at line 5)"));
+	assert_true(has_diag(&w->dl, 12, "unknown province \"Picardie\" (did you mean \"Picardy\"?)"));
+	assert_true(has_diag(&w->dl, 13, "needs a WINNER, CONCEDED BY or WITHDRAWAL BY line"));
+	assert_true(has_diag(&w->dl, 15, "RECRUIT is not a battle result"));
+	assert_true(has_diag(&w->dl, 16, "a [battle] section holds one battle"));
+	assert_true(has_diag(&w->dl, 19, "MOVE belongs in a [year N campaign] section"));
+	assert_false(has_diag(&w->dl, 10, "")); /* INVADE: when it is played */
+	assert_false(has_diag(&w->dl, 9, ""));
+	assert_false(has_diag(&w->dl, 20, ""));
+	assert_int_equal(errors, 11);
+	/* The orders carry their scenario lines. */
+	const struct scenario_section *beta = &w->s->phases[0].sections[1];
+	assert_int_equal(beta->player, 1);
+	assert_int_equal(beta->orders.orders[3].kind, ORDER_IF_INVADED);
+	assert_int_equal(beta->orders.orders[3].line, 9);
+	const struct scenario_section *battle = &w->s->phases[0].sections[4];
+	assert_int_equal(battle->province, campaign_find_province(w->c, "Picardy"));
+	assert_int_equal(battle->orders.orders[1].kind, ORDER_BATTLE_DESTROYED);
+	assert_int_equal(battle->orders.orders[1].line, 14);
+}
+
+static void test_resolve_years(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[year 1450 campaign]\n"
+				 "[year 1451 campaign]\n"
+				 "[year 1451 recruitment]\n"
+				 "[year 1452 campaign]\n"),
+			 0);
+	/* The left-out recruitment phases of 1450 and 1451 are added. */
+	assert_int_equal(w->s->phase_count, 5);
+	assert_int_equal(w->s->phases[1].year, 1450);
+	assert_int_equal(w->s->phases[1].phase, PHASE_RECRUITMENT);
+	assert_int_equal(w->s->phases[1].line, 0);
+	assert_int_equal(w->s->phases[3].line, 4);
+	scenario_free(w->s);
+	w->s = NULL;
+
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[year 1451 campaign]\n"
+				 "[year 1451 recruitment]\n"
+				 "[year 1451 campaign]\n"
+				 "[year 1453 campaign]\n"),
+			 3);
+	assert_true(has_diag(&w->dl, 2, "starts with [year 1450 campaign]"));
+	assert_true(has_diag(&w->dl, 4, "[year 1451 campaign] cannot follow [year 1451 recruitment]"));
+	assert_true(has_diag(&w->dl, 5, "[year 1453 campaign] cannot follow"));
+}
+
+/* Alpha invades Picardy: Flanders - Artois - Picardy, two stages through
+ * its own Artois: no dice. Beta gave no IF INVADED: it stands siege where
+ * its army is (Anjou), so the city needs a 5 (not a 6); a 5 takes it. */
+static void test_run_default_siege(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 5\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nINVADE Picardy VIA Artois\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *d = event_log_find(&w->log, "defence", 0);
+	assert_string_equal(json_string_value(json_object_get(d, "choice")), "siege");
+	json_t *r = event_log_find(&w->log, "siege_round", 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "needed")), 5);
+	assert_true(json_is_true(json_object_get(r, "captured")));
+	assert_int_equal(w->c->provinces[campaign_find_province(w->c, "Picardy")].owner, 0);
+	assert_int_equal(event_log_count(&w->log, "roll"), 1);
+	/* The campaign phase alone: no recruitment, no year end. */
+	assert_int_equal(w->c->phase, PHASE_CAMPAIGN);
+	assert_int_equal(event_log_count(&w->log, "province_prestige"), 0);
+}
+
+/* Gamma crosses Kent ~ Flanders with IN STORM HALT: a 1, then a 1 (25 AP
+ * lost) and it halts in Kent, where the stormy stage set out from: it never
+ * reaches Flanders, so there is no defence and no siege. */
+static void test_run_storm_halt(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 1 1\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = gamma, alpha, beta\n"
+				 "[gamma]\nIN STORM HALT\nINVADE Flanders VIA Kent\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	assert_int_equal(w->c->players[2].location, campaign_find_province(w->c, "Kent"));
+	json_t *m = event_log_last(&w->log, "move");
+	assert_true(json_is_true(json_object_get(m, "halted")));
+	json_t *loss = event_log_find(&w->log, "loss", 0);
+	assert_int_equal(json_integer_value(json_object_get(loss, "due_half_ap")), HALF_AP(25));
+	assert_int_equal(event_log_count(&w->log, "defence"), 0);
+	assert_int_equal(event_log_count(&w->log, "siege_round"), 0);
+	assert_int_equal(w->c->provinces[campaign_find_province(w->c, "Flanders")].owner, 0);
+}
+
+/* Beta moves up to give battle (Anjou - Maine - Normandy - Picardy: three
+ * stages, a forced march) but the scenario has no report of that battle:
+ * the run stops at the invasion's line. */
+static void test_run_missing_battle(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[beta]\nIF INVADED ANY BATTLE\n"
+				 "[alpha]\nINVADE Picardy VIA Artois\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_FAILED);
+	assert_true(has_diag(&w->dl, 7, "the scenario needs a [battle Picardy] section"));
+	json_t *fm = event_log_find(&w->log, "forced_march", 0);
+	assert_string_equal(json_string_value(json_object_get(fm, "player")), "beta");
+	assert_int_equal(w->c->players[1].location, campaign_find_province(w->c, "Picardy"));
+}
+
+/* The dice run out at the siege roll: the run stops there, the log ends
+ * before the roll that had no value. */
+static void test_run_dice_ran_out(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nINVADE Picardy VIA Artois\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_FAILED);
+	assert_true(has_diag(&w->dl, 0, "the dice ran out: the roll for \"siege alpha Picardy\""));
+	assert_int_equal(event_log_count(&w->log, "roll"), 0);
+	assert_int_equal(event_log_count(&w->log, "siege_round"), 0);
+}
+
+/* Dice running out while the sequence of play is rolled: three players,
+ * the 6 is kept for the first place (6 is a multiple of 3), the next step finds
+ * no value. The rolls with no value must not make the sequence's rejection
+ * sampling loop for ever (simulate.test checks it with four players). */
+static void test_run_dice_ran_out_in_sequence(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 6\n[year 1450 campaign]\n"), 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_FAILED);
+	assert_true(has_diag(&w->dl, 2, "the roll for \"sequence of play step 2 of 2 try 1 die 1\""));
+	assert_int_equal(event_log_count(&w->log, "roll"), 1);
+	assert_int_equal(event_log_count(&w->log, "sequence_of_play"), 0);
+}
+
+/* A refused order with keep_going: logged and skipped; the status says so. */
+static void test_run_keep_going(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nINVADE Brabant\n"
+				 "[beta]\nMOVE Maine\n"),
+			 0);
+	struct scenario_options opt = {.keep_going = true};
+	assert_int_equal(scenario_run(w->s, w->c, &opt, &w->log, &w->dl), SCENARIO_REFUSED);
+	assert_true(has_diag(&w->dl, 5, "alpha: INVADE Brabant refused: Brabant is already yours"));
+	json_t *e = event_log_find(&w->log, "order_refused", 0);
+	assert_int_equal(json_integer_value(json_object_get(e, "line")), 5);
+	assert_int_equal(w->c->players[1].location, campaign_find_province(w->c, "Maine"));
+}
+
+static void test_event_line(void **state)
+{
+	(void)state;
+	json_t *e = json_pack("{s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:b, s:[s,s], s:{s:i}, s:n}",
+			      "kind", "loss", "rule", "1.3 Losing troops", "year", 1450, "phase",
+			      "campaign", "cause", "sea storm", "lost_half_ap", 51, "paid_in_full", 1,
+			      "halted", 0, "path", "Kent", "Île-de-France", "elements", "Bw(O) x", 2,
+			      "to");
+	char *line = scenario_event_line(e);
+	assert_string_equal(line, "1450 campaign    loss                [1.3 Losing troops] "
+				  "cause=\"sea storm\" lost_ap=25.5 paid_in_full "
+				  "path=[Kent,Île-de-France] elements={\"Bw(O) x\":2} to=-");
+	free(line);
+	json_decref(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_sections),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_seed),
+		cmocka_unit_test(test_event_line),
+		cmocka_unit_test_setup_teardown(test_resolve_names_and_orders, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_years, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_default_siege, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_storm_halt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_missing_battle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_dice_ran_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_dice_ran_out_in_sequence, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_keep_going, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

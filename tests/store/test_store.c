@@ -1,0 +1,815 @@
+/* Tests of the SQLite store (store.c) on real database files in a scratch
+ * directory. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/campaign_file.h"
+#include "lib/campaign_fixture.h"
+#include "model/campaign_json.h"
+#include "base/diag.h"
+#include "store/store.h"
+#include "base/util.h"
+
+struct scratch {
+	char *dir;
+	char *db; /* dir/campaign.db */
+};
+
+static int scratch_setup(void **state)
+{
+	const char *base = getenv("top_builddir");
+	struct scratch *sc = xcalloc(1, sizeof *sc);
+	sc->dir = xasprintf("%s/tests/store-XXXXXX", base ? base : ".");
+	if (!mkdtemp(sc->dir)) {
+		free(sc->dir);
+		sc->dir = xstrdup("/tmp/campaignd-store-XXXXXX");
+		if (!mkdtemp(sc->dir))
+			return -1;
+	}
+	sc->db = xasprintf("%s/campaign.db", sc->dir);
+	*state = sc;
+	return 0;
+}
+
+static int scratch_teardown(void **state)
+{
+	struct scratch *sc = *state;
+	DIR *d = opendir(sc->dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char *f = xasprintf("%s/%s", sc->dir, de->d_name);
+		unlink(f);
+		free(f);
+	}
+	if (d)
+		closedir(d);
+	rmdir(sc->dir);
+	free(sc->dir);
+	free(sc->db);
+	free(sc);
+	return 0;
+}
+
+/* Opens (creating) with fast password hashing; fails the test on error. */
+static struct store *open_db(const char *path)
+{
+	struct store *s = NULL;
+	char *err = NULL;
+	if (store_open(path, STORE_CREATE, &s, &err) != STORE_OK)
+		fail_msg("store_open: %s", err);
+	store_set_pwhash_limits(s, crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN);
+	return s;
+}
+
+/* The message is passed by address: it is read only after the call under
+ * test has run (argument evaluation order is unspecified). */
+static void ok(int status, char **errp)
+{
+	char *err = *errp;
+	*errp = NULL;
+	if (status != STORE_OK)
+		fail_msg("store error %d: %s", status, err ? err : "(no message)");
+	free(err);
+}
+
+static void assert_error(int status, int expected, char **errp, const char *needle)
+{
+	char *err = *errp;
+	*errp = NULL;
+	if (status != expected)
+		fail_msg("status %d, expected %d (%s)", status, expected, err ? err : "");
+	assert_non_null(err);
+	if (!strstr(err, needle))
+		fail_msg("error \"%s\" does not contain \"%s\"", err, needle);
+	free(err);
+}
+
+static void assert_same_json(const struct campaign *a, const struct campaign *b)
+{
+	json_t *ja = campaign_to_json(a), *jb = campaign_to_json(b);
+	if (!json_equal(ja, jb)) {
+		char *sa = json_dumps(ja, JSON_INDENT(1)), *sb = json_dumps(jb, JSON_INDENT(1));
+		fprintf(stderr, "expected:\n%s\ngot:\n%s\n", sa, sb);
+		free(sa);
+		free(sb);
+		fail();
+	}
+	json_decref(ja);
+	json_decref(jb);
+}
+
+static struct campaign *load(struct store *s)
+{
+	struct campaign *c = NULL;
+	char *err = NULL;
+	ok(store_load_campaign(s, &c, &err), &err);
+	return c;
+}
+
+static void test_init_load(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	c->settings.defence_recalls_contingents = false;
+	ok(store_init_campaign(s, c, false, &err), &err);
+	store_close(s);
+
+	s = open_db(sc->db);
+	struct campaign *back = load(s);
+	assert_same_json(c, back);
+	/* Beyond the JSON picture: the campaign-file lines came back too. */
+	assert_int_equal(back->provinces[2].line, c->provinces[2].line);
+	assert_int_equal(back->routes[4].line, c->routes[4].line);
+	assert_int_equal(back->players[1].line, 60);
+	assert_int_equal(back->players[1].list.types[3].line, c->players[1].list.types[3].line);
+	assert_int_equal(back->players[0].list.types[3].cost_half_ap, 3);
+	assert_true(back->provinces[0].x == 300.5);
+	assert_false(back->settings.defence_recalls_contingents);
+	assert_true(back->settings.inviolate_passable);
+	store_close(s);
+	campaign_free(back);
+	campaign_free(c);
+}
+
+static void test_save_state(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	ok(store_init_campaign(s, c, false, &err), &err);
+
+	struct campaign *play = load(s);
+	fixture_play_a_year(play);
+	fixture_play_a_year(c);
+	ok(store_save_state(s, play, &err), &err);
+	store_close(s);
+
+	s = open_db(sc->db);
+	struct campaign *back = load(s);
+	assert_same_json(c, back);
+	assert_int_equal(back->provinces[2].owner, 0);
+	assert_int_equal(back->players[0].location, 2);
+	assert_int_equal(player_field_half_ap(&back->players[0]), HALF_AP(420));
+	assert_int_equal(player_reserve_half_ap(&back->players[0]), HALF_AP(60));
+	assert_int_equal(back->players[0].battle_prestige, 2);
+	assert_int_equal(back->contingent_count, 1);
+	assert_int_equal(back->contingents[0].troops.count[1], 2);
+	assert_int_equal(back->siege_count, 1);
+	assert_int_equal(back->sieges[0].province, 3);
+	assert_int_equal(back->sieges[0].last_round_year, 1451);
+	assert_int_equal(back->players[0].movement_option, OPTION_INVADE);
+	assert_true(back->players[0].fought_this_year);
+	assert_int_equal(back->year, 1451);
+	assert_int_equal(back->phase, PHASE_CAMPAIGN);
+
+	/* The contingent goes home, the siege is lifted, France leaves. */
+	troops_free(&back->contingents[0].troops);
+	back->contingent_count = 0;
+	back->siege_count = 0;
+	back->players[1].status = PLAYER_LEFT;
+	back->players[1].overlord = NO_INDEX;
+	back->provinces[1].owner = NO_INDEX;
+	back->players[0].movement_option = OPTION_NONE;
+	back->players[0].fought_this_year = false;
+	ok(store_save_state(s, back, &err), &err);
+	struct campaign *again = load(s);
+	assert_same_json(back, again);
+	assert_int_equal(again->contingent_count, 0);
+	assert_int_equal(again->siege_count, 0);
+	assert_int_equal(again->players[1].status, PLAYER_LEFT);
+	assert_int_equal(again->provinces[1].owner, NO_INDEX);
+	assert_int_equal(again->players[0].movement_option, OPTION_NONE);
+	assert_false(again->players[0].fought_this_year);
+
+	store_close(s);
+	campaign_free(again);
+	campaign_free(back);
+	campaign_free(play);
+	campaign_free(c);
+}
+
+static void test_save_state_refuses_another_campaign(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	ok(store_init_campaign(s, c, false, &err), &err);
+
+	struct campaign *other = fixture_campaign();
+	free(other->provinces[3].name);
+	other->provinces[3].name = xstrdup("Boulogne");
+	other->year = 1460;
+	assert_error(store_save_state(s, other, &err), STORE_MISMATCH, &err, "other provinces");
+
+	struct campaign *fewer = fixture_campaign();
+	fewer->players[1].list.count--; /* a shorter army list */
+	fewer->year = 1460;
+	assert_error(store_save_state(s, fewer, &err), STORE_MISMATCH, &err, "army lists");
+	fewer->players[1].list.count++;
+
+	struct campaign *back = load(s);
+	assert_int_equal(back->year, 1450); /* nothing was written */
+	store_close(s);
+	campaign_free(back);
+	campaign_free(fewer);
+	campaign_free(other);
+	campaign_free(c);
+}
+
+static void test_init_refuses_overwrite(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	ok(store_init_campaign(s, c, false, &err), &err);
+	json_t *storm = json_pack("{s:s, s:i}", "kind", "storm", "year", 1450);
+	ok(store_append_event(s, storm, NULL, &err), &err);
+	json_decref(storm);
+	ok(store_outbox_add(s, "<q@x>", "a@example.org", "queued", 6, 10, NULL, &err), &err);
+	int64_t sent_id = 0;
+	ok(store_outbox_add(s, "<s@x>", "a@example.org", "sent", 4, 10, &sent_id, &err), &err);
+	ok(store_outbox_mark_sent(s, sent_id, 11, &err), &err);
+	struct store_inbound in = {.mailbox = "INBOX", .uidvalidity = 1, .uid = 5,
+				   .message_id = "<in@x>", .received_at = 9, .status = "accepted"};
+	bool dup = false;
+	ok(store_inbound_record(s, &in, &dup, &err), &err);
+
+	struct campaign *second = fixture_campaign();
+	free(second->name);
+	second->name = xstrdup("Second Campaign");
+	assert_error(store_init_campaign(s, second, false, &err), STORE_EXISTS, &err,
+		     "campaign.db: already holds the campaign \"Test Marches\"");
+	struct campaign *back = load(s);
+	assert_string_equal(back->name, "Test Marches");
+	campaign_free(back);
+
+	ok(store_init_campaign(s, second, true, &err), &err);
+	back = load(s);
+	assert_string_equal(back->name, "Second Campaign");
+	campaign_free(back);
+
+	/* The old campaign's events and unsent mail are gone; what was sent and
+	 * received stays, so old mail is never processed or sent again. */
+	json_t *events = NULL;
+	ok(store_events(s, STORE_ALL_YEARS, &events, &err), &err);
+	assert_int_equal(json_array_size(events), 0);
+	json_decref(events);
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	ok(store_outbox_due(s, 1000, 10, &items, &n, &err), &err);
+	assert_int_equal(n, 0);
+	store_outbox_items_free(items, n);
+	ok(store_outbox_get(s, sent_id, &items, &err), &err);
+	assert_int_equal(items->status, STORE_OUTBOX_SENT);
+	store_outbox_items_free(items, 1);
+	ok(store_inbound_seen(s, "INBOX", 1, 5, NULL, &dup, &err), &err);
+	assert_true(dup);
+
+	store_close(s);
+	campaign_free(second);
+	campaign_free(c);
+}
+
+static bool file_contains(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	struct strbuf sb = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_append(&sb, buf, n);
+	fclose(f);
+	size_t nl = strlen(needle);
+	bool found = false;
+	for (size_t i = 0; !found && i + nl <= sb.len; i++)
+		found = memcmp(sb.data + i, needle, nl) == 0;
+	strbuf_free(&sb);
+	return found;
+}
+
+static void test_passwords(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	const char *pw = "7KQM-2XRT-P9WD-4HJN";
+	ok(store_init_campaign(s, c, false, &err), &err);
+	assert_false(store_check_password(s, "burgundy", pw, &err)); /* none set yet */
+	assert_null(err);
+
+	ok(store_set_password(s, "burgundy", pw, &err), &err);
+	ok(store_set_password(s, STORE_ORGANISER, "QQQQ-ORGANISER-PW", &err), &err);
+	assert_true(store_check_password(s, "burgundy", pw, &err));
+	assert_true(store_check_password(s, "Burgundy", pw, &err));
+	assert_false(store_check_password(s, "burgundy", "7KQM-2XRT-P9WD-4HJM", &err));
+	assert_false(store_check_password(s, "france", pw, &err));
+	assert_false(store_check_password(s, "england", pw, &err));
+	assert_null(err);
+	assert_true(store_check_password(s, STORE_ORGANISER, "QQQQ-ORGANISER-PW", &err));
+	assert_false(store_check_password(s, STORE_ORGANISER, pw, &err));
+	assert_error(store_set_password(s, "england", pw, &err), STORE_NOTFOUND, &err,
+		     "no player \"england\"");
+	/* A password verified once is remembered for speed, but a new password
+	 * makes the old one fail at once, also for another process's change. */
+	assert_true(store_check_password(s, "burgundy", pw, &err));
+	struct store *other = open_db(sc->db);
+	ok(store_set_password(other, "burgundy", "NEW0-PASS-WORD-0001", &err), &err);
+	store_close(other);
+	assert_false(store_check_password(s, "burgundy", pw, &err));
+	assert_true(store_check_password(s, "burgundy", "NEW0-PASS-WORD-0001", &err));
+	ok(store_set_password(s, "burgundy", pw, &err), &err);
+	store_close(s);
+
+	/* Only hashes reached the disk. */
+	char *wal = xasprintf("%s-wal", sc->db);
+	assert_true(file_contains(sc->db, "$argon2id$"));
+	assert_false(file_contains(sc->db, pw));
+	assert_false(file_contains(sc->db, "QQQQ-ORGANISER-PW"));
+	assert_false(file_contains(wal, pw));
+	free(wal);
+	campaign_free(c);
+}
+
+static void test_inbound_dedupe(void **state)
+{
+	struct scratch *sc = *state;
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	bool dup = true, seen = true;
+	struct store_inbound in = {.mailbox = "INBOX", .uidvalidity = 7, .uid = 42,
+				   .message_id = "<a@example.org>", .sender = "p@example.org",
+				   .received_at = 1000, .status = "accepted",
+				   .summary = "orders, 3 lines"};
+	ok(store_inbound_seen(s, "INBOX", 7, 42, "<a@example.org>", &seen, &err), &err);
+	assert_false(seen);
+	ok(store_inbound_record(s, &in, &dup, &err), &err);
+	assert_false(dup);
+
+	/* Same UID, another Message-ID: the same message fetched again. */
+	in.message_id = "<b@example.org>";
+	ok(store_inbound_record(s, &in, &dup, &err), &err);
+	assert_true(dup);
+	/* Another UID (the mailbox was recreated), the same Message-ID. */
+	in.uidvalidity = 8;
+	in.uid = 1;
+	in.message_id = "<a@example.org>";
+	ok(store_inbound_record(s, &in, &dup, &err), &err);
+	assert_true(dup);
+	/* The same UID in another mailbox is another message. */
+	in.mailbox = "Orders";
+	in.uidvalidity = 7;
+	in.uid = 42;
+	in.message_id = "<c@example.org>";
+	ok(store_inbound_record(s, &in, &dup, &err), &err);
+	assert_false(dup);
+	/* Without UID or Message-ID nothing identifies a message: both kept. */
+	struct store_inbound bare = {.mailbox = "maildir", .received_at = 5, .status = "ignored"};
+	ok(store_inbound_record(s, &bare, &dup, &err), &err);
+	assert_false(dup);
+	ok(store_inbound_record(s, &bare, &dup, &err), &err);
+	assert_false(dup);
+
+	ok(store_inbound_seen(s, "INBOX", 7, 42, NULL, &seen, &err), &err);
+	assert_true(seen);
+	ok(store_inbound_seen(s, "INBOX", 7, 43, NULL, &seen, &err), &err);
+	assert_false(seen);
+	ok(store_inbound_seen(s, "INBOX", 99, 99, "<c@example.org>", &seen, &err), &err);
+	assert_true(seen);
+	ok(store_inbound_seen(s, "maildir", 0, 0, NULL, &seen, &err), &err);
+	assert_false(seen);
+	store_close(s);
+}
+
+static void test_outbox(void **state)
+{
+	struct scratch *sc = *state;
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	const char raw1[] = "Subject: one\r\n\r\nbody\r\n";
+	const char raw2[] = "Subject: two\r\n\r\n\xc3\xa9t\xc3\xa9\r\n";
+	int64_t id1 = 0, id2 = 0;
+	ok(store_outbox_add(s, "<1@campaign>", "a@example.org", raw1, strlen(raw1), 100, &id1,
+			    &err),
+	   &err);
+	ok(store_outbox_add(s, "<2@campaign>", "a@example.org, b@example.org", raw2, strlen(raw2),
+			    101, &id2, &err),
+	   &err);
+	assert_true(id1 > 0 && id2 > id1);
+	assert_error(store_outbox_add(s, "<1@campaign>", "a@example.org", raw1, strlen(raw1), 102,
+				      NULL, &err),
+		     STORE_EXISTS, &err, "<1@campaign> is already in the outbox");
+
+	struct store_outbox_item *items = NULL;
+	size_t n = 9;
+	ok(store_outbox_due(s, 99, 10, &items, &n, &err), &err);
+	assert_int_equal(n, 0);
+	store_outbox_items_free(items, n);
+	ok(store_outbox_due(s, 200, 10, &items, &n, &err), &err);
+	assert_int_equal(n, 2);
+	assert_int_equal(items[0].id, id1);
+	assert_string_equal(items[0].message_id, "<1@campaign>");
+	assert_int_equal(items[0].raw_len, strlen(raw1));
+	assert_memory_equal(items[0].raw, raw1, strlen(raw1));
+	assert_string_equal(items[1].raw, raw2);
+	assert_string_equal(items[1].recipients, "a@example.org, b@example.org");
+	assert_int_equal(items[1].status, STORE_OUTBOX_QUEUED);
+	assert_int_equal(items[1].attempts, 0);
+	assert_int_equal(items[1].created_at, 101);
+	store_outbox_items_free(items, n);
+	ok(store_outbox_due(s, 200, 1, &items, &n, &err), &err);
+	assert_int_equal(n, 1); /* the limit */
+	store_outbox_items_free(items, n);
+
+	/* The first fails for now and is retried at 500. */
+	ok(store_outbox_reschedule(s, id1, 500, "421 try later", &err), &err);
+	ok(store_outbox_due(s, 200, 10, &items, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_int_equal(items[0].id, id2);
+	store_outbox_items_free(items, n);
+	ok(store_outbox_mark_sent(s, id2, 201, &err), &err);
+	assert_error(store_outbox_mark_sent(s, id2, 202, &err), STORE_NOTFOUND, &err,
+		     "no queued outbox message");
+
+	ok(store_outbox_due(s, 500, 10, &items, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_int_equal(items[0].id, id1);
+	assert_int_equal(items[0].attempts, 1);
+	assert_int_equal(items[0].next_attempt_at, 500);
+	assert_string_equal(items[0].last_error, "421 try later");
+	store_outbox_items_free(items, n);
+	ok(store_outbox_mark_failed(s, id1, "550 no such user", &err), &err);
+	ok(store_outbox_due(s, 100000, 10, &items, &n, &err), &err);
+	assert_int_equal(n, 0);
+	store_outbox_items_free(items, n);
+
+	ok(store_outbox_get(s, id1, &items, &err), &err);
+	assert_int_equal(items->status, STORE_OUTBOX_FAILED);
+	assert_int_equal(items->attempts, 2);
+	assert_string_equal(items->last_error, "550 no such user");
+	store_outbox_items_free(items, 1);
+	ok(store_outbox_get(s, id2, &items, &err), &err);
+	assert_int_equal(items->status, STORE_OUTBOX_SENT);
+	assert_int_equal(items->attempts, 1);
+	assert_null(items->last_error);
+	store_outbox_items_free(items, 1);
+	assert_error(store_outbox_get(s, 999, &items, &err), STORE_NOTFOUND, &err,
+		     "no outbox message 999");
+	store_close(s);
+}
+
+static void test_events(void **state)
+{
+	struct scratch *sc = *state;
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	int seq = 0;
+	json_t *storm = json_pack("{s:s, s:s, s:i, s:s, s:s, s:i}", "kind", "storm", "rule",
+				  "2.1", "year", 1451, "phase", "campaign", "route",
+				  "Calais-Jersey", "roll", 1);
+	ok(store_append_event(s, storm, &seq, &err), &err);
+	assert_int_equal(seq, 1);
+	json_t *later = json_pack("{s:s, s:i}", "kind", "capture", "year", 1452);
+	ok(store_append_event(s, later, &seq, &err), &err);
+	assert_int_equal(seq, 1);
+	json_t *loss = json_pack("{s:s, s:i, s:s, s:f}", "kind", "loss", "year", 1451, "phase",
+				 "campaign", "ap", 3.5);
+	ok(store_append_event(s, loss, &seq, &err), &err);
+	assert_int_equal(seq, 2);
+	json_t *bad = json_pack("{s:i}", "year", 1451);
+	assert_error(store_append_event(s, bad, NULL, &err), STORE_ERROR, &err, "\"kind\"");
+
+	json_t *events = NULL;
+	ok(store_events(s, 1451, &events, &err), &err);
+	assert_int_equal(json_array_size(events), 2);
+	assert_true(json_equal(json_array_get(events, 0), storm));
+	assert_true(json_equal(json_array_get(events, 1), loss));
+	json_decref(events);
+	ok(store_events(s, STORE_ALL_YEARS, &events, &err), &err);
+	assert_int_equal(json_array_size(events), 3);
+	assert_true(json_equal(json_array_get(events, 2), later));
+	json_decref(events);
+	ok(store_events(s, 1999, &events, &err), &err);
+	assert_int_equal(json_array_size(events), 0);
+	json_decref(events);
+
+	json_decref(storm);
+	json_decref(later);
+	json_decref(loss);
+	json_decref(bad);
+	store_close(s);
+}
+
+static void test_orders_and_kv(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = open_db(sc->db);
+	char *err = NULL, *text = NULL;
+	ok(store_init_campaign(s, c, false, &err), &err);
+	ok(store_orders_set(s, "burgundy", 1451, PHASE_CAMPAIGN, "MOVE Paris", 10, &err), &err);
+	ok(store_orders_set(s, "burgundy", 1451, PHASE_CAMPAIGN, "MOVE Flanders", 11, &err), &err);
+	ok(store_orders_set(s, "burgundy", 1451, PHASE_RECRUITMENT, "RECRUIT 2 Kn(S)", 12, &err),
+	   &err);
+	ok(store_orders_get(s, "burgundy", 1451, PHASE_CAMPAIGN, &text, &err), &err);
+	assert_string_equal(text, "MOVE Flanders");
+	free(text);
+	ok(store_orders_get(s, "burgundy", 1451, PHASE_RECRUITMENT, &text, &err), &err);
+	assert_string_equal(text, "RECRUIT 2 Kn(S)");
+	free(text);
+	ok(store_orders_get(s, "france", 1451, PHASE_CAMPAIGN, &text, &err), &err);
+	assert_null(text);
+	assert_error(store_orders_set(s, "england", 1451, PHASE_CAMPAIGN, "x", 1, &err),
+		     STORE_NOTFOUND, &err, "no player \"england\"");
+
+	ok(store_kv_get(s, "imap.INBOX.last_uid", &text, &err), &err);
+	assert_null(text);
+	ok(store_kv_set(s, "imap.INBOX.last_uid", "41", &err), &err);
+	ok(store_kv_set(s, "imap.INBOX.last_uid", "42", &err), &err);
+	ok(store_kv_get(s, "imap.INBOX.last_uid", &text, &err), &err);
+	assert_string_equal(text, "42");
+	free(text);
+	ok(store_kv_set(s, "imap.INBOX.last_uid", NULL, &err), &err);
+	ok(store_kv_get(s, "imap.INBOX.last_uid", &text, &err), &err);
+	assert_null(text);
+	store_close(s);
+	campaign_free(c);
+}
+
+/* An inbound mail's effects, its inbound row and its reply commit together
+ * or not at all. */
+static void test_transactions(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = open_db(sc->db);
+	char *err = NULL, *text = NULL;
+	bool dup = false;
+	ok(store_init_campaign(s, c, false, &err), &err);
+	struct store_inbound in = {.mailbox = "INBOX", .uidvalidity = 1, .uid = 1,
+				   .message_id = "<m1@x>", .received_at = 1, .status = "accepted"};
+
+	ok(store_begin(s, &err), &err);
+	assert_true(store_in_transaction(s));
+	assert_error(store_begin(s, &err), STORE_ERROR, &err, "already open");
+	ok(store_inbound_record(s, &in, &dup, &err), &err);
+	ok(store_orders_set(s, "france", 1450, PHASE_SETUP, "HOLD", 1, &err), &err);
+	ok(store_outbox_add(s, "<ack1@x>", "charles@example.org", "ack", 3, 1, NULL, &err), &err);
+	ok(store_kv_set(s, "imap.INBOX.last_uid", "1", &err), &err);
+	store_rollback(s);
+	assert_false(store_in_transaction(s));
+	ok(store_inbound_seen(s, "INBOX", 1, 1, "<m1@x>", &dup, &err), &err);
+	assert_false(dup);
+	ok(store_orders_get(s, "france", 1450, PHASE_SETUP, &text, &err), &err);
+	assert_null(text);
+	ok(store_kv_get(s, "imap.INBOX.last_uid", &text, &err), &err);
+	assert_null(text);
+
+	ok(store_begin(s, &err), &err);
+	ok(store_inbound_record(s, &in, &dup, &err), &err);
+	ok(store_outbox_add(s, "<ack1@x>", "charles@example.org", "ack", 3, 1, NULL, &err), &err);
+	/* A failed write undoes only itself. */
+	assert_error(store_outbox_add(s, "<ack1@x>", "x@example.org", "again", 5, 1, NULL, &err),
+		     STORE_EXISTS, &err, "already in the outbox");
+	ok(store_orders_set(s, "france", 1450, PHASE_SETUP, "HOLD", 1, &err), &err);
+	ok(store_commit(s, &err), &err);
+	ok(store_inbound_seen(s, "INBOX", 1, 1, NULL, &dup, &err), &err);
+	assert_true(dup);
+	ok(store_orders_get(s, "france", 1450, PHASE_SETUP, &text, &err), &err);
+	assert_string_equal(text, "HOLD");
+	free(text);
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	ok(store_outbox_due(s, 10, 10, &items, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_string_equal(items[0].recipients, "charles@example.org");
+	store_outbox_items_free(items, n);
+	store_close(s);
+	campaign_free(c);
+}
+
+/* Two processes on one file: a writer waits for the other, readers never do. */
+static void test_concurrent_access(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *daemon = open_db(sc->db), *ctl = open_db(sc->db);
+	char *err = NULL, *text = NULL;
+	ok(store_init_campaign(daemon, c, false, &err), &err);
+	store_set_busy_timeout(ctl, 50);
+
+	ok(store_begin(daemon, &err), &err);
+	ok(store_kv_set(daemon, "k", "daemon", &err), &err);
+	struct campaign *seen = load(ctl); /* WAL: reading goes on */
+	assert_string_equal(seen->name, "Test Marches");
+	campaign_free(seen);
+	assert_error(store_kv_set(ctl, "k", "ctl", &err), STORE_BUSY, &err,
+		     "campaign.db: database is locked");
+	ok(store_kv_get(ctl, "k", &text, &err), &err);
+	assert_null(text); /* not committed yet */
+	ok(store_commit(daemon, &err), &err);
+	ok(store_kv_set(ctl, "k", "ctl", &err), &err);
+	ok(store_kv_get(daemon, "k", &text, &err), &err);
+	assert_string_equal(text, "ctl");
+	free(text);
+
+	store_close(ctl);
+	store_close(daemon);
+	campaign_free(c);
+}
+
+static void test_readonly(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	ok(store_init_campaign(s, c, false, &err), &err);
+	store_close(s);
+	ok(store_open(sc->db, STORE_READONLY, &s, &err), &err);
+	struct campaign *back = load(s);
+	assert_same_json(c, back);
+	assert_error(store_kv_set(s, "k", "v", &err), STORE_ERROR, &err, "opened read-only");
+	assert_error(store_begin(s, &err), STORE_ERROR, &err, "opened read-only");
+	store_close(s);
+	campaign_free(back);
+	campaign_free(c);
+}
+
+static void test_migration_from_v1(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = NULL;
+	char *err = NULL, *text = NULL;
+
+	/* A database made by a campaignd that knew only schema 1. */
+	ok(store_open_at_version(sc->db, STORE_CREATE, 1, &s, &err), &err);
+	assert_int_equal(store_schema_version(s), 1);
+	ok(store_init_campaign(s, c, false, &err), &err);
+	assert_error(store_kv_set(s, "k", "v", &err), STORE_ERROR, &err, "no such table: kv");
+	store_close(s);
+
+	/* A read-only open cannot upgrade it and says so. */
+	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err,
+		     "schema version 1 is older than 3");
+
+	s = open_db(sc->db);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	struct campaign *back = load(s);
+	assert_same_json(c, back);
+	ok(store_kv_set(s, "k", "v", &err), &err);
+	ok(store_kv_get(s, "k", &text, &err), &err);
+	assert_string_equal(text, "v");
+	free(text);
+	ok(store_outbox_add(s, "<m@x>", "a@example.org", "m", 1, 1, NULL, &err), &err);
+	store_close(s);
+
+	/* Opening again migrates nothing and loses nothing. */
+	s = open_db(sc->db);
+	ok(store_kv_get(s, "k", &text, &err), &err);
+	assert_string_equal(text, "v");
+	free(text);
+	store_close(s);
+	campaign_free(back);
+	campaign_free(c);
+}
+
+static void set_user_version(const char *path, int version, const char *extra_sql)
+{
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	char *sql = xasprintf("PRAGMA user_version = %d; %s", version, extra_sql ? extra_sql : "");
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	free(sql);
+	sqlite3_close(db);
+}
+
+static void test_refuses_unknown_files(void **state)
+{
+	struct scratch *sc = *state;
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	store_close(s);
+
+	/* Written by a newer campaignd. */
+	set_user_version(sc->db, 99, NULL);
+	assert_error(store_open(sc->db, 0, &s, &err), STORE_VERSION, &err,
+		     "campaign.db: database schema version 99 is newer than this campaignd"
+		     " knows (3)");
+	assert_null(s);
+
+	/* Some other program's database. */
+	char *other = xasprintf("%s/other.db", sc->dir);
+	set_user_version(other, 0, "CREATE TABLE notes (t TEXT);");
+	assert_error(store_open(other, STORE_CREATE, &s, &err), STORE_VERSION, &err,
+		     "other.db: not a campaignd database");
+	free(other);
+
+	/* Not a database at all. */
+	char *text = xasprintf("%s/notes.txt", sc->dir);
+	FILE *f = fopen(text, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 100; i++)
+		fputs("this is not a database, only some text\n", f);
+	fclose(f);
+	assert_error(store_open(text, 0, &s, &err), STORE_VERSION, &err,
+		     "notes.txt: file is not a database");
+	free(text);
+
+	char *missing = xasprintf("%s/missing.db", sc->dir);
+	assert_error(store_open(missing, 0, &s, &err), STORE_NOTFOUND, &err,
+		     "missing.db: No such file or directory");
+	free(missing);
+
+	s = NULL;
+	struct campaign *c = NULL;
+	char *fresh = xasprintf("%s/fresh.db", sc->dir);
+	ok(store_open(fresh, STORE_CREATE, &s, &err), &err);
+	assert_error(store_load_campaign(s, &c, &err), STORE_NOTFOUND, &err,
+		     "fresh.db: holds no campaign");
+	assert_null(c);
+	store_close(s);
+	free(fresh);
+}
+
+/* The example campaign shipped with campaignd, through the parser, the
+ * store and back. */
+static void test_example_campaign(void **state)
+{
+	struct scratch *sc = *state;
+	const char *srcdir = getenv("top_srcdir");
+	char *path = xasprintf("%s/contrib/examples/europe1450.campaign", srcdir ? srcdir : "..");
+	if (access(path, R_OK) != 0) {
+		free(path);
+		skip();
+	}
+	struct diag_list diags = {0};
+	struct campaign *c = campaign_file_load(path, &diags);
+	if (!c) {
+		diag_print(&diags, stderr);
+		fail_msg("%s does not load", path);
+	}
+	struct store *s = open_db(sc->db);
+	char *err = NULL;
+	ok(store_init_campaign(s, c, false, &err), &err);
+	store_close(s);
+	s = open_db(sc->db);
+	struct campaign *back = load(s);
+	assert_same_json(c, back);
+	assert_true(back->player_count >= 3);
+	assert_int_equal(back->province_count, c->province_count);
+	store_close(s);
+	campaign_free(back);
+	campaign_free(c);
+	diag_free(&diags);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, scratch_setup, scratch_teardown)
+		T(test_init_load),
+		T(test_save_state),
+		T(test_save_state_refuses_another_campaign),
+		T(test_init_refuses_overwrite),
+		T(test_passwords),
+		T(test_inbound_dedupe),
+		T(test_outbox),
+		T(test_events),
+		T(test_orders_and_kv),
+		T(test_transactions),
+		T(test_concurrent_access),
+		T(test_readonly),
+		T(test_migration_from_v1),
+		T(test_refuses_unknown_files),
+		T(test_example_campaign),
+#undef T
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
