@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "model/campaign_json.h"
-#include "text/diary.h"
+#include "dbm/diary.h"
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "base/log.h"

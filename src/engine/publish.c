@@ -2,7 +2,7 @@
 
 #include "engine/publish.h"
 #include "model/campaign_json.h"
-#include "text/diary.h"
+#include "dbm/diary.h"
 #include "text/map_svg.h"
 #include "store/store.h"
 #include "text/templates.h"

@@ -315,3 +315,25 @@ bool campaign_connected(const struct campaign *c)
 			return false;
 	return true;
 }
+
+/* The players' colours: ten that stay apart on a map; the palette repeats. */
+static const char *const palette[] = {
+	"#c0392b", /* red */
+	"#1f5fbf", /* blue */
+	"#e1b100", /* yellow */
+	"#27ae60", /* green */
+	"#8e44ad", /* purple */
+	"#e67e22", /* orange */
+	"#16a085", /* teal */
+	"#d63384", /* pink */
+	"#795548", /* brown */
+	"#2c3e50", /* slate */
+};
+#define PALETTE_SIZE (sizeof palette / sizeof palette[0])
+
+const char *player_colour(int player)
+{
+	if (player < 0)
+		return PLAYER_COLOUR_NOBODY;
+	return palette[(size_t)player % PALETTE_SIZE];
+}

@@ -195,5 +195,9 @@ size_t campaign_neighbours(const struct campaign *c, int p, int *out, size_t max
 int campaign_distance(const struct campaign *c, int from, int to);
 /* True if every province can be reached from every other. */
 bool campaign_connected(const struct campaign *c);
+/* A player's colour on maps and in the diary, "#rrggbb" (static); a
+ * negative player (nobody) is grey. */
+#define PLAYER_COLOUR_NOBODY "#b3b3b3"
+const char *player_colour(int player);
 
 #endif

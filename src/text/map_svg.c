@@ -10,37 +10,12 @@
 
 /* Distinct on a parchment background and from each other; no grey (the
  * neutrals) and no pale blue (the sea routes). */
-static const char *const palette[] = {
-	"#c0392b", /* red */
-	"#1f5fbf", /* blue */
-	"#e1b100", /* yellow */
-	"#27ae60", /* green */
-	"#8e44ad", /* purple */
-	"#e67e22", /* orange */
-	"#16a085", /* teal */
-	"#d63384", /* pink */
-	"#795548", /* brown */
-	"#2c3e50", /* slate */
-};
-#define PALETTE_SIZE (sizeof palette / sizeof palette[0])
 
-#define NEUTRAL_COLOUR "#b3b3b3"
+#define NEUTRAL_COLOUR PLAYER_COLOUR_NOBODY
 #define SEA_COLOUR "#3b7dd8"
 #define LAND_COLOUR "#6b5a3e"
 #define PROVINCE_RADIUS 14.0
 #define MARGIN 70.0
-
-const char *map_svg_player_colour(int player)
-{
-	if (player < 0)
-		return NEUTRAL_COLOUR;
-	return palette[(size_t)player % PALETTE_SIZE];
-}
-
-const char *map_svg_neutral_colour(void)
-{
-	return NEUTRAL_COLOUR;
-}
 
 void map_svg_options_default(struct map_svg_options *o)
 {
@@ -207,10 +182,10 @@ static void province_svg(struct strbuf *sb, const struct campaign *c, size_t i)
 	strbuf_puts(sb, "</title>\n");
 	if (p->home_of >= 0 && (size_t)p->home_of < c->player_count)
 		strbuf_printf(sb, "<circle class=\"home-ring\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"/>\n",
-			      x, y, PROVINCE_RADIUS + 5, map_svg_player_colour(p->home_of));
+			      x, y, PROVINCE_RADIUS + 5, player_colour(p->home_of));
 	if (owned)
 		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"#222222\" stroke-width=\"1.5\"/>\n",
-			      x, y, PROVINCE_RADIUS, map_svg_player_colour(p->owner));
+			      x, y, PROVINCE_RADIUS, player_colour(p->owner));
 	else if (p->inviolate)
 		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"url(#inviolate)\" stroke=\"#555555\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n",
 			      x, y, PROVINCE_RADIUS);
@@ -246,7 +221,7 @@ static void sieges_svg(struct strbuf *sb, const struct campaign *c)
 		strbuf_printf(sb, " (%d failed round%s)</title>", s->rounds_failed,
 			      s->rounds_failed == 1 ? "" : "s");
 		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"4\" stroke-dasharray=\"3 3\"/>",
-			      x, y, PROVINCE_RADIUS + 10, map_svg_player_colour(s->besieger));
+			      x, y, PROVINCE_RADIUS + 10, player_colour(s->besieger));
 		/* A small black tower above the province: the city holding out. */
 		strbuf_printf(sb, "<path d=\"M%.1f %.1fh10v-10h-2v3h-2v-3h-2v3h-2v-3h-2z\" fill=\"#111111\"/></g>\n",
 			      x - 5, y - PROVINCE_RADIUS - 12);
@@ -273,7 +248,7 @@ static void armies_svg(struct strbuf *sb, const struct campaign *c)
 		map_svg_escape(sb, player_nation(c, (int)i));
 		strbuf_printf(sb, "'s field army: %s AP</title>", ap);
 		strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"17\" rx=\"4\" fill=\"%s\" stroke=\"#111111\" stroke-width=\"1\"/>",
-			      x, y, width, map_svg_player_colour((int)i));
+			      x, y, width, player_colour((int)i));
 		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\" font-weight=\"bold\" fill=\"#ffffff\">%s</text></g>\n",
 			      x + 7, y + 13, ap);
 	}
@@ -291,7 +266,7 @@ static void legend_svg(struct strbuf *sb, const struct campaign *c, const struct
 	for (size_t i = 0; i < c->player_count; i++) {
 		double ly = y + 15 + 20.0 * (double)i;
 		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"%s\" stroke=\"#222222\"/><text x=\"%.1f\" y=\"%.1f\">",
-			      x + 15, ly, map_svg_player_colour((int)i), x + 30, ly + 4);
+			      x + 15, ly, player_colour((int)i), x + 30, ly + 4);
 		map_svg_escape(sb, player_nation(c, (int)i));
 		if (c->players[i].status == PLAYER_OUT)
 			strbuf_puts(sb, " (out)");

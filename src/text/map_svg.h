@@ -22,12 +22,6 @@ struct map_svg_options {
 /* The options the daemon and campaignctl use: armies and sieges shown. */
 void map_svg_options_default(struct map_svg_options *o);
 
-/* The colour ("#rrggbb") of player index `player` in maps and charts: a
- * fixed palette, repeating after its end. Static string. */
-const char *map_svg_player_colour(int player);
-/* The colour of neutral provinces. */
-const char *map_svg_neutral_colour(void);
-
 /* The map of c as it stands. Returns the malloc'd document (UTF-8,
  * well-formed XML, never NULL); `o` may be NULL for the defaults. A campaign
  * without provinces gives an empty map with its legend. */

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "text/diary.h"
+#include "dbm/diary.h"
 #include "text/map_svg.h"
 #include "lib/rules_fixture.h"
 
@@ -193,16 +193,16 @@ static void test_map(void **state)
 	/* Owners' colours: palette 0 for Burgundy's Dijon, 1 for France's
 	 * Paris and Kent's; the neutral grey for Calais; the hatching for
 	 * Jersey. */
-	const char *red = map_svg_player_colour(0), *blue = map_svg_player_colour(1);
+	const char *red = player_colour(0), *blue = player_colour(1);
 	assert_string_not_equal(red, blue);
-	assert_string_equal(map_svg_player_colour(10), red); /* the palette repeats */
+	assert_string_equal(player_colour(10), red); /* the palette repeats */
 	char want[160];
 	snprintf(want, sizeof want, "<circle cx=\"100.0\" cy=\"200.0\" r=\"14.0\" fill=\"%s\"", red);
 	assert_non_null(strstr(svg, want));
 	snprintf(want, sizeof want, "<circle cx=\"380.0\" cy=\"90.0\" r=\"14.0\" fill=\"%s\"", blue);
 	assert_non_null(strstr(svg, want));
 	snprintf(want, sizeof want, "<circle cx=\"300.0\" cy=\"40.0\" r=\"14.0\" fill=\"%s\"",
-		 map_svg_neutral_colour());
+		 player_colour(-1));
 	assert_non_null(strstr(svg, want));
 	assert_non_null(strstr(svg, "<circle cx=\"420.0\" cy=\"260.0\" r=\"14.0\" fill=\"url(#inviolate)\""));
 	assert_non_null(strstr(svg, "<pattern id=\"inviolate\""));

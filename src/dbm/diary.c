@@ -1,8 +1,7 @@
 #include "config.h"
 
-#include "text/diary.h"
+#include "dbm/diary.h"
 #include "model/campaign_json.h"
-#include "text/map_svg.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -43,12 +42,12 @@ json_t *diary_player_ref(const struct campaign *c, int player)
 	if (player < 0 || (size_t)player >= c->player_count)
 		return json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:i}", "key", "neutral", "nation",
 				 "the neutrals", "name", "", "neutral", 1, "organiser", 0, "colour",
-				 map_svg_neutral_colour(), "index", -1);
+				 player_colour(-1), "index", -1);
 	const struct player *p = &c->players[player];
 	return json_pack("{s:o, s:o, s:o, s:b, s:b, s:s, s:i}", "key", text_json(p->key), "nation",
 			 text_json(p->nation ? p->nation : p->key), "name", text_json(p->name),
 			 "neutral", 0, "organiser", c->organiser_player == player, "colour",
-			 map_svg_player_colour(player), "index", player);
+			 player_colour(player), "index", player);
 }
 
 static json_t *player_ref_by_key(const struct campaign *c, const char *key)
@@ -58,7 +57,7 @@ static json_t *player_ref_by_key(const struct campaign *c, const char *key)
 		/* A key the campaign no longer knows: show it as it was logged. */
 		return json_pack("{s:o, s:o, s:s, s:b, s:b, s:s, s:i}", "key", text_json(key),
 				 "nation", text_json(key), "name", "", "neutral", 0, "organiser", 0,
-				 "colour", map_svg_neutral_colour(), "index", -1);
+				 "colour", player_colour(-1), "index", -1);
 	}
 	return diary_player_ref(c, i);
 }

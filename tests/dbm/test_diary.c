@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "text/diary.h"
+#include "dbm/diary.h"
 #include "lib/rules_fixture.h"
 
 /* Provinces: 0 Dijon (burgundy home), 1 Paris (france home), 2 Calais
