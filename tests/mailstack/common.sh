@@ -13,7 +13,7 @@ mailstack_dir() {
 # to be stopped on exit. Exits 77 (skipped) where the stack cannot run.
 mailstack_up() {
 	local ms=$1 offset rc
-	for offset in 0 100 200 300 400 500; do
+	for offset in $(seq 0 100 1900); do
 		export MAILSTACK_IMAP_PORT=$((10143 + offset)) MAILSTACK_IMAPS_PORT=$((10993 + offset))
 		export MAILSTACK_LMTP_PORT=$((10024 + offset)) MAILSTACK_SMTP_PORT=$((10025 + offset))
 		"$top_srcdir/tests/mailstack/start.sh" "$ms"

@@ -119,13 +119,18 @@ touch -d 2000-01-01 "$MS/etc/postfix/main.cf" "$MS/etc/postfix/master.cf" "$MS/e
 
 # Both daemonize. Their output goes to files: an inherited stderr would keep
 # a caller's pipe open ("start.sh | tee" would never end).
+# A port taken between the check above and the listen (another build tree
+# starting its own stack) is reported as such (3), so the caller moves on.
+taken() { grep -qs 'Address already in use' "$@"; }
 if ! dovecot -c "$MS/etc/dovecot.conf" </dev/null >"$MS/log/dovecot.out" 2>&1; then
+	taken "$MS/log/dovecot.out" "$MS/log/dovecot.log" && exit 3
 	cat "$MS/log/dovecot.out" "$MS/log/dovecot.log" >&2 2>/dev/null || true
 	exit 1
 fi
 if ! postfix -c "$MS/etc/postfix" start </dev/null >"$MS/log/postfix.out" 2>&1; then
-	cat "$MS/log/postfix.out" "$MS/log/postfix.log" >&2 2>/dev/null || true
 	"$here/stop.sh" "$MS"
+	taken "$MS/log/postfix.out" "$MS/log/postfix.log" && exit 3
+	cat "$MS/log/postfix.out" "$MS/log/postfix.log" >&2 2>/dev/null || true
 	exit 1
 fi
 
