@@ -1,7 +1,7 @@
 /* The campaign database: one SQLite file holding the campaign (definition and
  * state), the event log, and the mail layer's bookkeeping (inbound messages
  * seen, the outbox, accepted orders, small daemon state). All the project's
- * SQL lives in store.c.
+ * SQL lives in src/store (README there: one file per table family).
  *
  * The daemon and campaignctl use the same file at once: it is opened in WAL
  * mode with a busy timeout, so a writer waits for another instead of failing

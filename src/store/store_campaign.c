@@ -1,0 +1,819 @@
+/* The campaign's tables: writing a new campaign, reading it back, and
+ * saving its state after each step. */
+#include "config.h"
+
+#include "store/store_p.h"
+#include "base/util.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- names */
+
+static const char *player_status_name(enum player_status st)
+{
+	switch (st) {
+	case PLAYER_ACTIVE: return "active";
+	case PLAYER_OUT: return "out";
+	case PLAYER_LEFT: return "left";
+	}
+	return "active";
+}
+
+static bool player_status_parse(const char *name, enum player_status *st)
+{
+	static const enum player_status all[] = {PLAYER_ACTIVE, PLAYER_OUT, PLAYER_LEFT};
+	for (size_t i = 0; name && i < sizeof all / sizeof *all; i++)
+		if (strcmp(name, player_status_name(all[i])) == 0) {
+			*st = all[i];
+			return true;
+		}
+	return false;
+}
+
+static const char *const movement_option_names[] = {"none", "invade", "ally", "move"};
+
+static const char *movement_option_name(int option)
+{
+	return option >= OPTION_NONE && option <= OPTION_MOVE ? movement_option_names[option]
+							      : "none";
+}
+
+static bool movement_option_parse(const char *name, int *option)
+{
+	for (int i = OPTION_NONE; name && i <= OPTION_MOVE; i++)
+		if (strcmp(name, movement_option_names[i]) == 0) {
+			*option = i;
+			return true;
+		}
+	return false;
+}
+
+static bool phase_parse(const char *name, int *phase)
+{
+	for (int ph = PHASE_SETUP; name && ph <= PHASE_ENDED; ph++)
+		if (strcmp(name, campaign_phase_name(ph)) == 0) {
+			*phase = ph;
+			return true;
+		}
+	return false;
+}
+
+/* ---------------------------------------------------------------- campaign: write */
+
+/* Everything store_init_campaign writes must be in range and named, so the
+ * rows make sense and nothing NULL is dereferenced. */
+static int check_campaign(const struct store *s, const struct campaign *c, char **errstr)
+{
+	int np = (int)c->player_count, nv = (int)c->province_count;
+#define BAD(...) \
+	return store_fail(s, errstr, STORE_ERROR, "cannot store the campaign: " __VA_ARGS__)
+#define PLAYER_OK(i) ((i) == NO_INDEX || ((i) >= 0 && (i) < np))
+#define PROVINCE_OK(i) ((i) == NO_INDEX || ((i) >= 0 && (i) < nv))
+	if (!PLAYER_OK(c->organiser_player))
+		BAD("organiser's nation %d out of range", c->organiser_player);
+	for (int i = 0; i < nv; i++) {
+		const struct province *p = &c->provinces[i];
+		if (!p->name)
+			BAD("province %d has no name", i);
+		if (!PLAYER_OK(p->owner) || !PLAYER_OK(p->home_of))
+			BAD("province %s: player out of range", p->name);
+	}
+	for (size_t i = 0; i < c->route_count; i++) {
+		const struct route *r = &c->routes[i];
+		if (r->a < 0 || r->a >= nv || r->b < 0 || r->b >= nv)
+			BAD("route %zu: province out of range", i);
+	}
+	for (int i = 0; i < np; i++) {
+		const struct player *p = &c->players[i];
+		if (!p->key)
+			BAD("player %d has no key", i);
+		if (!PLAYER_OK(p->overlord) || !PROVINCE_OK(p->location))
+			BAD("player %s: overlord or location out of range", p->key);
+		for (size_t j = 0; j < p->list.count; j++)
+			if (!p->list.types[j].label)
+				BAD("player %s: army list line %zu has no label", p->key, j);
+	}
+	for (size_t i = 0; i < c->contingent_count; i++) {
+		const struct contingent *k = &c->contingents[i];
+		if (k->owner < 0 || k->owner >= np || k->with_player < 0 || k->with_player >= np)
+			BAD("contingent %zu: player out of range", i);
+	}
+	for (size_t i = 0; i < c->siege_count; i++) {
+		const struct siege *g = &c->sieges[i];
+		if (g->province < 0 || g->province >= nv || g->besieger < 0 || g->besieger >= np)
+			BAD("siege %zu: province or besieger out of range", i);
+	}
+#undef BAD
+#undef PLAYER_OK
+#undef PROVINCE_OK
+	return STORE_OK;
+}
+
+/* A reference column: the index, or NULL for NO_INDEX. */
+static int bind_ref(sqlite3_stmt *st, int col, int idx)
+{
+	return idx == NO_INDEX ? sqlite3_bind_null(st, col) : sqlite3_bind_int64(st, col, idx);
+}
+
+static int count_of(const struct troops *t, size_t i)
+{
+	return t->count ? t->count[i] : 0;
+}
+
+static int insert_contingents_and_sieges(struct store *s, const struct campaign *c,
+					 char **errstr)
+{
+	int status = STORE_OK;
+	for (size_t i = 0; status == STORE_OK && i < c->contingent_count; i++) {
+		const struct contingent *k = &c->contingents[i];
+		status = store_run(
+			s, errstr, NULL,
+			"INSERT INTO contingents (id, owner, with_player, sent_year, is_returning)"
+			" VALUES (?, ?, ?, ?, ?)",
+			"IiiiB", (int64_t)i, k->owner, k->with_player, k->sent_year, k->returning);
+		const struct army_list *l = &c->players[k->owner].list;
+		for (size_t j = 0; status == STORE_OK && j < l->count; j++)
+			if (count_of(&k->troops, j))
+				status = store_run(
+					s, errstr, NULL,
+					"INSERT INTO contingent_troops (contingent, position,"
+					" count) VALUES (?, ?, ?)",
+					"Iii", (int64_t)i, (int)j, count_of(&k->troops, j));
+	}
+	for (size_t i = 0; status == STORE_OK && i < c->siege_count; i++) {
+		const struct siege *g = &c->sieges[i];
+		status = store_run(s, errstr, NULL,
+				   "INSERT INTO sieges (id, province, besieger, rounds_failed,"
+				   " last_round_year) VALUES (?, ?, ?, ?, ?)",
+				   "Iiiii", (int64_t)i, g->province, g->besieger, g->rounds_failed,
+				   g->last_round_year);
+	}
+	return status;
+}
+
+static int insert_players(struct store *s, const struct campaign *c, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	int status = store_prepare(
+		s, errstr, &st,
+		"INSERT INTO players (id, key, nation, name, email, location, original_half_ap,"
+		" cap_half_ap, battle_prestige, province_prestige, quiet_years, overlord, status,"
+		" line, movement_option, fought_this_year)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+		NULL);
+	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
+		const struct player *p = &c->players[i];
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_text(st, 2, p->key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, p->nation, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, p->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, p->email, -1, SQLITE_STATIC);
+		bind_ref(st, 6, p->location);
+		sqlite3_bind_int(st, 7, p->original_half_ap);
+		sqlite3_bind_int(st, 8, p->cap_half_ap);
+		sqlite3_bind_int(st, 9, p->battle_prestige);
+		sqlite3_bind_int(st, 10, p->province_prestige);
+		sqlite3_bind_int(st, 11, p->quiet_years);
+		bind_ref(st, 12, p->overlord);
+		sqlite3_bind_text(st, 13, player_status_name(p->status), -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 14, p->line);
+		sqlite3_bind_text(st, 15, movement_option_name(p->movement_option), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int(st, 16, p->fought_this_year);
+		status = store_step_done(s, errstr, st);
+	}
+	sqlite3_finalize(st);
+
+	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
+		const struct player *p = &c->players[i];
+		for (size_t j = 0; status == STORE_OK && j < p->list.count; j++) {
+			const struct element_type *e = &p->list.types[j];
+			char grade[2] = {e->grade, '\0'};
+			status = store_run(
+				s, errstr, NULL,
+				"INSERT INTO element_types (player, position, label, code, grade,"
+				" regular, cost_half_ap, list_min, list_max, general, line)"
+				" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				"IitttBiiiBi", (int64_t)i, (int)j, e->label, e->code,
+				e->grade ? grade : NULL, e->regular, e->cost_half_ap, e->list_min,
+				e->list_max, e->general, e->line);
+			if (status == STORE_OK)
+				status = store_run(
+					s, errstr, NULL,
+					"INSERT INTO troops (player, position, field, reserve)"
+					" VALUES (?, ?, ?, ?)",
+					"Iiii", (int64_t)i, (int)j, count_of(&p->field, j),
+					count_of(&p->reserve, j));
+		}
+	}
+	return status;
+}
+
+static int insert_map(struct store *s, const struct campaign *c, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	int status =
+		store_prepare(s, errstr, &st,
+			      "INSERT INTO provinces (id, name, terrain, climate, x, y, home_of,"
+			      " inviolate, owner, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			      NULL);
+	for (size_t i = 0; status == STORE_OK && i < c->province_count; i++) {
+		const struct province *p = &c->provinces[i];
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_text(st, 2, p->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, p->terrain, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, p->climate, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 5, p->x);
+		sqlite3_bind_double(st, 6, p->y);
+		bind_ref(st, 7, p->home_of);
+		sqlite3_bind_int(st, 8, p->inviolate);
+		bind_ref(st, 9, p->owner);
+		sqlite3_bind_int(st, 10, p->line);
+		status = store_step_done(s, errstr, st);
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; status == STORE_OK && i < c->route_count; i++) {
+		const struct route *r = &c->routes[i];
+		status =
+			store_run(s, errstr, NULL,
+				  "INSERT INTO routes (id, a, b, sea, line) VALUES (?, ?, ?, ?, ?)",
+				  "IiiBi", (int64_t)i, r->a, r->b, r->sea, r->line);
+	}
+	return status;
+}
+
+static int insert_campaign(struct store *s, const struct campaign *c, char **errstr)
+{
+	const struct campaign_settings *set = &c->settings;
+	sqlite3_stmt *st = NULL;
+	int status = store_prepare(
+		s, errstr, &st,
+		"INSERT INTO campaign (id, name, start_year, timezone, organiser_name,"
+		" organiser_email, organiser_player, background, year, phase)"
+		" VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"tittt", c->name, c->start_year, c->timezone, c->organiser_name,
+		c->organiser_email);
+	if (status == STORE_OK) {
+		bind_ref(st, 6, c->organiser_player);
+		sqlite3_bind_text(st, 7, c->background, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 8, c->year);
+		sqlite3_bind_text(st, 9, campaign_phase_name(c->phase), -1, SQLITE_STATIC);
+		status = store_step_done(s, errstr, st);
+	}
+	sqlite3_finalize(st);
+	if (status == STORE_OK)
+		status = store_run(
+			s, errstr, NULL,
+			"INSERT INTO settings (id, siege_floor, supply_across_sea,"
+			" turn_deadline_hours, decision_deadline_hours, battle_deadline_hours,"
+			" recruitment_deadline_hours, grace_hours, inviolate_passable,"
+			" defence_recalls_contingents) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"iBiiiiiBB", set->siege_floor, set->supply_across_sea,
+			set->turn_deadline_hours, set->decision_deadline_hours,
+			set->battle_deadline_hours, set->recruitment_deadline_hours,
+			set->grace_hours, set->inviolate_passable,
+			set->defence_recalls_contingents);
+	for (int i = 0; status == STORE_OK && i < 4 && set->reminder_hours[i]; i++)
+		status = store_run(s, errstr, NULL,
+				   "INSERT INTO reminders (position, hours) VALUES (?, ?)", "ii", i,
+				   set->reminder_hours[i]);
+	return status;
+}
+
+/* The old campaign and what belongs to it; see store_init_campaign. */
+static int delete_campaign(struct store *s, char **errstr)
+{
+	static const char *const tables[] = {
+		"year_state", "dice_years", "snapshots", "comments",
+		"orders", "events", "sieges", "contingent_troops", "contingents", "troops",
+		"element_types", "routes", "provinces", "players", "reminders", "settings",
+		"campaign",
+	};
+	int status = STORE_OK;
+	for (size_t i = 0; status == STORE_OK && i < sizeof tables / sizeof *tables; i++) {
+		char *sql = xasprintf("DELETE FROM %s", tables[i]);
+		status = store_run(s, errstr, NULL, sql, NULL);
+		free(sql);
+	}
+	if (status == STORE_OK)
+		status = store_run(s, errstr, NULL, "DELETE FROM outbox WHERE status = 'queued'",
+				   NULL);
+	return status;
+}
+
+int store_has_campaign(struct store *s, bool *exists, char **name, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	int status = store_prepare(s, errstr, &st, "SELECT name FROM campaign WHERE id = 1", NULL);
+	if (status == STORE_OK)
+		status = store_step_row(s, errstr, st, &row);
+	if (status == STORE_OK) {
+		*exists = row;
+		if (name)
+			*name = row ? store_column_text(st, 0) : NULL;
+	}
+	sqlite3_finalize(st);
+	return status;
+}
+
+int store_init_campaign(struct store *s, const struct campaign *c, bool force, char **errstr)
+{
+	int status = check_campaign(s, c, errstr);
+	if (status != STORE_OK)
+		return status;
+	status = store_write_begin(s, errstr);
+	if (status != STORE_OK)
+		return status;
+	bool exists = false;
+	char *old_name = NULL;
+	status = store_has_campaign(s, &exists, &old_name, errstr);
+	if (status == STORE_OK && exists && !force)
+		status = store_fail(s, errstr, STORE_EXISTS, "already holds the campaign \"%s\"",
+				    old_name ? old_name : "");
+	free(old_name);
+	if (status == STORE_OK && exists)
+		status = delete_campaign(s, errstr);
+	if (status == STORE_OK)
+		status = insert_campaign(s, c, errstr);
+	if (status == STORE_OK)
+		status = insert_map(s, c, errstr);
+	if (status == STORE_OK)
+		status = insert_players(s, c, errstr);
+	if (status == STORE_OK)
+		status = insert_contingents_and_sieges(s, c, errstr);
+	return store_write_end(s, status, errstr);
+}
+
+/* ---------------------------------------------------------------- campaign: read */
+
+static int load_header(struct store *s, struct campaign *c, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	int status = store_prepare(
+		s, errstr, &st,
+		"SELECT name, start_year, timezone, organiser_name, organiser_email,"
+		" organiser_player, background, year, phase FROM campaign WHERE id = 1",
+		NULL);
+	if (status == STORE_OK)
+		status = store_step_row(s, errstr, st, &row);
+	if (status == STORE_OK && !row)
+		status = store_fail(s, errstr, STORE_NOTFOUND,
+				    "holds no campaign (create one with campaignctl init)");
+	if (status == STORE_OK) {
+		c->name = store_column_text(st, 0);
+		c->start_year = sqlite3_column_int(st, 1);
+		c->timezone = store_column_text(st, 2);
+		c->organiser_name = store_column_text(st, 3);
+		c->organiser_email = store_column_text(st, 4);
+		c->organiser_player = sqlite3_column_type(st, 5) == SQLITE_NULL
+					      ? NO_INDEX : sqlite3_column_int(st, 5);
+		c->background = store_column_text(st, 6);
+		c->year = sqlite3_column_int(st, 7);
+		if (!phase_parse((const char *)sqlite3_column_text(st, 8), &c->phase))
+			status = store_corrupt(s, errstr, "unknown campaign phase");
+	}
+	sqlite3_finalize(st);
+	if (status != STORE_OK)
+		return status;
+
+	struct campaign_settings *set = &c->settings;
+	status = store_prepare(s, errstr, &st,
+			       "SELECT siege_floor, supply_across_sea, turn_deadline_hours,"
+			       " decision_deadline_hours, battle_deadline_hours,"
+			       " recruitment_deadline_hours, grace_hours, inviolate_passable,"
+			       " defence_recalls_contingents FROM settings WHERE id = 1",
+			       NULL);
+	if (status == STORE_OK)
+		status = store_step_row(s, errstr, st, &row);
+	if (status == STORE_OK && !row)
+		status = store_corrupt(s, errstr, "no settings");
+	if (status == STORE_OK) {
+		set->siege_floor = sqlite3_column_int(st, 0);
+		set->supply_across_sea = sqlite3_column_int(st, 1);
+		set->turn_deadline_hours = sqlite3_column_int(st, 2);
+		set->decision_deadline_hours = sqlite3_column_int(st, 3);
+		set->battle_deadline_hours = sqlite3_column_int(st, 4);
+		set->recruitment_deadline_hours = sqlite3_column_int(st, 5);
+		set->grace_hours = sqlite3_column_int(st, 6);
+		set->inviolate_passable = sqlite3_column_int(st, 7);
+		set->defence_recalls_contingents = sqlite3_column_int(st, 8);
+	}
+	sqlite3_finalize(st);
+	if (status != STORE_OK)
+		return status;
+
+	memset(set->reminder_hours, 0, sizeof set->reminder_hours);
+	status = store_prepare(s, errstr, &st, "SELECT hours FROM reminders ORDER BY position",
+			       NULL);
+	for (int i = 0; status == STORE_OK; i++) {
+		status = store_step_row(s, errstr, st, &row);
+		if (status != STORE_OK || !row)
+			break;
+		if (i >= 4)
+			status = store_corrupt(s, errstr, "more than 4 reminders");
+		else
+			set->reminder_hours[i] = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	return status;
+}
+
+/* Reads a nullable reference column into an index, checking its range. */
+static bool column_ref(sqlite3_stmt *st, int col, size_t count, int *out)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL) {
+		*out = NO_INDEX;
+		return true;
+	}
+	int64_t v = sqlite3_column_int64(st, col);
+	if (v < 0 || (uint64_t)v >= count)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+static int load_map(struct store *s, struct campaign *c, int64_t players, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	int status = store_prepare(
+		s, errstr, &st,
+		"SELECT id, name, terrain, climate, x, y, home_of, inviolate, owner, line"
+		" FROM provinces ORDER BY id",
+		NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		struct province *p = campaign_add_province(c);
+		if (sqlite3_column_int64(st, 0) != (int64_t)c->province_count - 1)
+			status = store_corrupt(s, errstr, "province ids are not 0, 1, 2...");
+		p->name = store_column_text(st, 1);
+		p->terrain = store_column_text(st, 2);
+		p->climate = store_column_text(st, 3);
+		p->x = sqlite3_column_double(st, 4);
+		p->y = sqlite3_column_double(st, 5);
+		p->inviolate = sqlite3_column_int(st, 7);
+		p->line = sqlite3_column_int(st, 9);
+		if (!column_ref(st, 6, (size_t)players, &p->home_of) ||
+		    !column_ref(st, 8, (size_t)players, &p->owner))
+			status = store_corrupt(s, errstr, "province refers to no player");
+	}
+	sqlite3_finalize(st);
+	if (status != STORE_OK)
+		return status;
+
+	status = store_prepare(s, errstr, &st, "SELECT id, a, b, sea, line FROM routes ORDER BY id",
+			       NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		struct route *r = campaign_add_route(c);
+		r->sea = sqlite3_column_int(st, 3);
+		r->line = sqlite3_column_int(st, 4);
+		if (!column_ref(st, 1, c->province_count, &r->a) ||
+		    !column_ref(st, 2, c->province_count, &r->b) || r->a < 0 || r->b < 0)
+			status = store_corrupt(s, errstr, "route refers to no province");
+	}
+	sqlite3_finalize(st);
+	return status;
+}
+
+static int load_players(struct store *s, struct campaign *c, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	int64_t count = 0;
+	int status =
+		store_query_int64(s, errstr, &count, NULL, "SELECT count(*) FROM players", NULL);
+	if (status == STORE_OK)
+		status = store_prepare(
+			s, errstr, &st,
+			"SELECT id, key, nation, name, email, location, original_half_ap,"
+			" cap_half_ap, battle_prestige, province_prestige, quiet_years,"
+			" overlord, status, line, movement_option, fought_this_year"
+			" FROM players ORDER BY id",
+			NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		struct player *p = campaign_add_player(c);
+		if (sqlite3_column_int64(st, 0) != (int64_t)c->player_count - 1)
+			status = store_corrupt(s, errstr, "player ids are not 0, 1, 2...");
+		p->key = store_column_text(st, 1);
+		p->nation = store_column_text(st, 2);
+		p->name = store_column_text(st, 3);
+		p->email = store_column_text(st, 4);
+		p->original_half_ap = sqlite3_column_int(st, 6);
+		p->cap_half_ap = sqlite3_column_int(st, 7);
+		p->battle_prestige = sqlite3_column_int(st, 8);
+		p->province_prestige = sqlite3_column_int(st, 9);
+		p->quiet_years = sqlite3_column_int(st, 10);
+		p->line = sqlite3_column_int(st, 13);
+		p->fought_this_year = sqlite3_column_int(st, 15);
+		if (!column_ref(st, 5, c->province_count, &p->location) ||
+		    !column_ref(st, 11, (size_t)count, &p->overlord))
+			status = store_corrupt(s, errstr, "player refers to no province or player");
+		else if (!player_status_parse((const char *)sqlite3_column_text(st, 12),
+					      &p->status))
+			status = store_corrupt(s, errstr, "unknown player status");
+		else if (!movement_option_parse((const char *)sqlite3_column_text(st, 14),
+						&p->movement_option))
+			status = store_corrupt(s, errstr, "unknown movement option");
+	}
+	sqlite3_finalize(st);
+	if (status != STORE_OK)
+		return status;
+
+	status = store_prepare(s, errstr, &st,
+			       "SELECT e.player, e.position, e.label, e.code, e.grade, e.regular,"
+			       " e.cost_half_ap, e.list_min, e.list_max, e.general, e.line"
+			       " FROM element_types e ORDER BY e.player, e.position",
+			       NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		int64_t pi = sqlite3_column_int64(st, 0);
+		if (pi < 0 || (uint64_t)pi >= c->player_count) {
+			status = store_corrupt(s, errstr, "army list of no player");
+			break;
+		}
+		struct army_list *l = &c->players[pi].list;
+		if (sqlite3_column_int64(st, 1) != (int64_t)l->count) {
+			status = store_corrupt(s, errstr, "army list positions are not 0, 1, 2...");
+			break;
+		}
+		struct element_type *e = army_list_add(l);
+		e->label = store_column_text(st, 2);
+		const char *code = (const char *)sqlite3_column_text(st, 3);
+		const char *grade = (const char *)sqlite3_column_text(st, 4);
+		if (!e->label || !code || strlen(code) >= sizeof e->code) {
+			status = store_corrupt(s, errstr, "army list line without label or type");
+			break;
+		}
+		strcpy(e->code, code);
+		e->grade = grade ? grade[0] : '\0';
+		e->regular = sqlite3_column_int(st, 5);
+		e->cost_half_ap = sqlite3_column_int(st, 6);
+		e->list_min = sqlite3_column_int(st, 7);
+		e->list_max = sqlite3_column_int(st, 8);
+		e->general = sqlite3_column_int(st, 9);
+		e->line = sqlite3_column_int(st, 10);
+	}
+	sqlite3_finalize(st);
+	if (status != STORE_OK)
+		return status;
+
+	for (size_t i = 0; i < c->player_count; i++)
+		player_alloc_troops(&c->players[i]);
+	status = store_prepare(s, errstr, &st,
+			       "SELECT player, position, field, reserve FROM troops", NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		int64_t pi = sqlite3_column_int64(st, 0), pos = sqlite3_column_int64(st, 1);
+		if (pi < 0 || (uint64_t)pi >= c->player_count || pos < 0 ||
+		    (uint64_t)pos >= c->players[pi].list.count) {
+			status = store_corrupt(s, errstr, "troops of no army list line");
+			break;
+		}
+		c->players[pi].field.count[pos] = sqlite3_column_int(st, 2);
+		c->players[pi].reserve.count[pos] = sqlite3_column_int(st, 3);
+	}
+	sqlite3_finalize(st);
+	return status;
+}
+
+static int load_contingents_and_sieges(struct store *s, struct campaign *c, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	int status = store_prepare(
+		s, errstr, &st,
+		"SELECT id, owner, with_player, sent_year, is_returning FROM contingents"
+		" ORDER BY id",
+		NULL);
+	int64_t *ids = NULL;
+	size_t ids_cap = 0;
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		grow_array((void **)&c->contingents, &c->contingent_cap, c->contingent_count + 1,
+			   sizeof *c->contingents);
+		grow_array((void **)&ids, &ids_cap, c->contingent_count + 1, sizeof *ids);
+		ids[c->contingent_count] = sqlite3_column_int64(st, 0);
+		struct contingent *k = &c->contingents[c->contingent_count++];
+		memset(k, 0, sizeof *k);
+		k->sent_year = sqlite3_column_int(st, 3);
+		k->returning = sqlite3_column_int(st, 4);
+		if (!column_ref(st, 1, c->player_count, &k->owner) ||
+		    !column_ref(st, 2, c->player_count, &k->with_player) || k->owner < 0 ||
+		    k->with_player < 0) {
+			k->owner = NO_INDEX;
+			status = store_corrupt(s, errstr, "contingent of no player");
+		} else {
+			troops_alloc(&k->troops, c->players[k->owner].list.count);
+		}
+	}
+	sqlite3_finalize(st);
+
+	for (size_t i = 0; status == STORE_OK && i < c->contingent_count; i++) {
+		struct contingent *k = &c->contingents[i];
+		size_t n = c->players[k->owner].list.count;
+		status = store_prepare(
+			s, errstr, &st,
+			"SELECT position, count FROM contingent_troops WHERE contingent = ?", "I",
+			ids[i]);
+		while (status == STORE_OK &&
+		       (status = store_step_row(s, errstr, st, &row)) == STORE_OK && row) {
+			int64_t pos = sqlite3_column_int64(st, 0);
+			if (pos < 0 || (uint64_t)pos >= n)
+				status = store_corrupt(s, errstr,
+						       "contingent troops of no army list line");
+			else
+				k->troops.count[pos] = sqlite3_column_int(st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	free(ids);
+	if (status != STORE_OK)
+		return status;
+
+	status = store_prepare(
+		s, errstr, &st,
+		"SELECT province, besieger, rounds_failed, last_round_year FROM sieges"
+		" ORDER BY id",
+		NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		grow_array((void **)&c->sieges, &c->siege_cap, c->siege_count + 1,
+			   sizeof *c->sieges);
+		struct siege *g = &c->sieges[c->siege_count++];
+		g->rounds_failed = sqlite3_column_int(st, 2);
+		g->last_round_year = sqlite3_column_int(st, 3);
+		if (!column_ref(st, 0, c->province_count, &g->province) ||
+		    !column_ref(st, 1, c->player_count, &g->besieger) || g->province < 0 ||
+		    g->besieger < 0)
+			status = store_corrupt(s, errstr, "siege of no province or player");
+	}
+	sqlite3_finalize(st);
+	return status;
+}
+
+int store_load_campaign(struct store *s, struct campaign **out, char **errstr)
+{
+	*out = NULL;
+	struct campaign *c = campaign_new();
+	int64_t players = 0;
+	int status = store_read_begin(s, errstr);
+	if (status == STORE_OK)
+		status = load_header(s, c, errstr);
+	if (status == STORE_OK)
+		status = store_query_int64(s, errstr, &players, NULL,
+					   "SELECT count(*) FROM players", NULL);
+	if (status == STORE_OK)
+		status = load_map(s, c, players, errstr);
+	if (status == STORE_OK)
+		status = load_players(s, c, errstr);
+	if (status == STORE_OK)
+		status = load_contingents_and_sieges(s, c, errstr);
+	if (status == STORE_OK && c->organiser_player >= (int)c->player_count)
+		status = store_corrupt(s, errstr, "organiser's nation is no player");
+	store_read_end(s);
+	if (status != STORE_OK) {
+		campaign_free(c);
+		return status;
+	}
+	*out = c;
+	return STORE_OK;
+}
+
+/* ---------------------------------------------------------------- campaign: state */
+
+/* The stored definition must be the one c was loaded from. */
+static int check_same_campaign(struct store *s, const struct campaign *c, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	size_t n = 0;
+	int status = store_prepare(s, errstr, &st, "SELECT name FROM provinces ORDER BY id", NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		if (n >= c->province_count || !name || !c->provinces[n].name ||
+		    strcmp(name, c->provinces[n].name) != 0)
+			status = store_fail(
+				s, errstr, STORE_MISMATCH,
+				"the campaign to save has other provinces than the stored one");
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (status == STORE_OK && n != c->province_count)
+		status = store_fail(s, errstr, STORE_MISMATCH,
+				    "the campaign to save has other provinces than the stored one");
+	if (status != STORE_OK)
+		return status;
+
+	n = 0;
+	status = store_prepare(
+		s, errstr, &st,
+		"SELECT p.key, (SELECT count(*) FROM element_types e WHERE e.player = p.id)"
+		" FROM players p ORDER BY p.id",
+		NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+		if (n >= c->player_count || !key || !c->players[n].key ||
+		    strcmp(key, c->players[n].key) != 0 ||
+		    (size_t)sqlite3_column_int64(st, 1) != c->players[n].list.count)
+			status = store_fail(
+				s, errstr, STORE_MISMATCH,
+				"the campaign to save has other players or army lists than"
+				" the stored one");
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (status == STORE_OK && n != c->player_count)
+		status = store_fail(s, errstr, STORE_MISMATCH,
+				    "the campaign to save has other players than the stored one");
+	return status;
+}
+
+static int save_players(struct store *s, const struct campaign *c, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	int status = store_prepare(
+		s, errstr, &st,
+		"UPDATE players SET location = ?1, original_half_ap = ?2,"
+		" cap_half_ap = ?3, battle_prestige = ?4, province_prestige = ?5,"
+		" quiet_years = ?6, overlord = ?7, status = ?8, movement_option = ?10,"
+		" fought_this_year = ?11 WHERE id = ?9",
+		NULL);
+	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
+		const struct player *p = &c->players[i];
+		bind_ref(st, 1, p->location);
+		sqlite3_bind_int(st, 2, p->original_half_ap);
+		sqlite3_bind_int(st, 3, p->cap_half_ap);
+		sqlite3_bind_int(st, 4, p->battle_prestige);
+		sqlite3_bind_int(st, 5, p->province_prestige);
+		sqlite3_bind_int(st, 6, p->quiet_years);
+		bind_ref(st, 7, p->overlord);
+		sqlite3_bind_text(st, 8, player_status_name(p->status), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 9, (int64_t)i);
+		sqlite3_bind_text(st, 10, movement_option_name(p->movement_option), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int(st, 11, p->fought_this_year);
+		status = store_step_done(s, errstr, st);
+	}
+	sqlite3_finalize(st);
+	if (status == STORE_OK)
+		status = store_prepare(s, errstr, &st,
+				       "UPDATE troops SET field = ?1, reserve = ?2"
+				       " WHERE player = ?3 AND position = ?4",
+				       NULL);
+	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
+		const struct player *p = &c->players[i];
+		for (size_t j = 0; status == STORE_OK && j < p->list.count; j++) {
+			sqlite3_bind_int(st, 1, count_of(&p->field, j));
+			sqlite3_bind_int(st, 2, count_of(&p->reserve, j));
+			sqlite3_bind_int64(st, 3, (int64_t)i);
+			sqlite3_bind_int64(st, 4, (int64_t)j);
+			status = store_step_done(s, errstr, st);
+		}
+	}
+	sqlite3_finalize(st);
+	return status;
+}
+
+int store_save_state(struct store *s, const struct campaign *c, char **errstr)
+{
+	int status = check_campaign(s, c, errstr);
+	if (status != STORE_OK)
+		return status;
+	status = store_write_begin(s, errstr);
+	if (status != STORE_OK)
+		return status;
+	status = check_same_campaign(s, c, errstr);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, NULL,
+				   "UPDATE campaign SET year = ?, phase = ? WHERE id = 1", "it",
+				   c->year, campaign_phase_name(c->phase));
+	sqlite3_stmt *st = NULL;
+	if (status == STORE_OK)
+		status = store_prepare(s, errstr, &st,
+				       "UPDATE provinces SET owner = ?1 WHERE id = ?2", NULL);
+	for (size_t i = 0; status == STORE_OK && i < c->province_count; i++) {
+		bind_ref(st, 1, c->provinces[i].owner);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		status = store_step_done(s, errstr, st);
+	}
+	sqlite3_finalize(st);
+	if (status == STORE_OK)
+		status = save_players(s, c, errstr);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, NULL, "DELETE FROM contingent_troops", NULL);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, NULL, "DELETE FROM contingents", NULL);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, NULL, "DELETE FROM sieges", NULL);
+	if (status == STORE_OK)
+		status = insert_contingents_and_sieges(s, c, errstr);
+	return store_write_end(s, status, errstr);
+}

@@ -1,0 +1,88 @@
+/* Private to src/store: the store handle, and what the table families'
+ * files share: the schema's checks (store_schema.c), and errors, statements
+ * and transactions (store_sql.c). Nothing outside src/store includes it. */
+#ifndef CAMPAIGN_STORE_P_H
+#define CAMPAIGN_STORE_P_H
+
+#include "store/store.h"
+
+#include <sodium.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_VERIFIED_CACHE 64
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int version;
+	bool readonly;
+	bool in_transaction;   /* store_begin or store_begin_read was called */
+	bool read_transaction; /* store_begin_read: no writes */
+	unsigned long long opslimit;
+	size_t memlimit;
+	/* Passwords verified by this process: a keyed hash of (stored hash,
+	 * password) for each success, so the same player's next mail does not
+	 * pay for Argon2 again (about 0.1 s each). Memory only; a changed
+	 * password has a new stored hash and so never matches an old entry. */
+	unsigned char verified_key[crypto_generichash_KEYBYTES];
+	unsigned char verified[STORE_VERIFIED_CACHE][crypto_generichash_BYTES];
+	size_t verified_next;
+	bool verified_ready;
+};
+
+/* store_schema.c */
+
+/* Refuses SQLite files that belong to someone else, and schemas from the
+ * future; *version gets the file's schema version. */
+int store_check_identity(struct store *s, int64_t *version, char **errstr);
+/* Brings the schema up to version target, one transaction per step. */
+int store_migrate(struct store *s, int target, char **errstr);
+
+/* store_sql.c: errors. Each returns status (STORE_ERROR...) and, when
+ * errstr is not NULL, sets *errstr to a message naming the file. */
+
+int store_fail(const struct store *s, char **errstr, int status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A failure SQLite reported; rc is its result code. */
+int store_db_fail(const struct store *s, char **errstr, int rc);
+/* "corrupt database: what" */
+int store_corrupt(const struct store *s, char **errstr, const char *what);
+
+/* store_sql.c: statements. Parameters are bound from a format: 'i' int,
+ * 'I' int64_t, 'd' double, 't' text (NULL binds NULL), 'b' blob
+ * (const void *, size_t), 'B' bool; fmt NULL binds nothing. */
+
+/* Prepares sql and binds its parameters; the caller steps and finalizes. */
+int store_prepare(struct store *s, char **errstr, sqlite3_stmt **st, const char *sql,
+		  const char *fmt, ...);
+/* Steps a statement expected to return rows: STORE_OK with *row set. */
+int store_step_row(struct store *s, char **errstr, sqlite3_stmt *st, bool *row);
+/* Steps a statement that returns no rows, and resets it for the next bindings. */
+int store_step_done(struct store *s, char **errstr, sqlite3_stmt *st);
+/* Runs one statement that returns no rows; *changes (if not NULL) gets the
+ * number of rows it changed. */
+int store_run(struct store *s, char **errstr, int *changes, const char *sql, const char *fmt,
+	      ...);
+/* One integer from a query; *found (if not NULL) says whether there was a row. */
+int store_query_int64(struct store *s, char **errstr, int64_t *out, bool *found,
+		      const char *sql, const char *fmt, ...);
+/* Runs SQL text without parameters (several statements allowed). */
+int store_exec(struct store *s, const char *sql, char **errstr);
+/* A text column, copied (NULL for NULL). */
+char *store_column_text(sqlite3_stmt *st, int col);
+
+/* store_sql.c: transactions. Every write runs between store_write_begin and
+ * store_write_end (a transaction, or a savepoint inside store_begin); reads
+ * of several statements between store_read_begin and store_read_end. */
+
+int store_write_begin(struct store *s, char **errstr);
+/* Commits (or releases the savepoint) when status is STORE_OK, else rolls
+ * back; returns the final status. */
+int store_write_end(struct store *s, int status, char **errstr);
+int store_read_begin(struct store *s, char **errstr);
+void store_read_end(struct store *s);
+
+#endif
