@@ -1,4 +1,4 @@
-/* Tests of the SQLite store (store.c) on real database files in a scratch
+/* Tests of the SQLite store (src/store) on real database files in a scratch
  * directory. */
 #include "config.h"
 
