@@ -1,0 +1,466 @@
+/* Orders written back: the canonical form of each order (read back by
+ * orders_parse), the notes on what an order costs, and the data of the
+ * acknowledgement. */
+#include "config.h"
+
+#include "dbm/orders_p.h"
+#include "base/util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MINUS "\xe2\x88\x92" /* U+2212, as the rulebook prints losses */
+
+/* --------------------------------------------------------------- format */
+
+/* Writes a name so that orders_tokenize reads it back as one name: in double
+ * quotes (inner quotes doubled) when it holds a separator or a quote. */
+static void put_name(struct strbuf *sb, const char *name)
+{
+	if (!strchr(name, ',') && !strchr(name, ';') && !strchr(name, '#') && !strchr(name, '"')) {
+		strbuf_puts(sb, name);
+		return;
+	}
+	strbuf_putc(sb, '"');
+	for (const char *r = name; *r; r++) {
+		if (*r == '"')
+			strbuf_putc(sb, '"');
+		strbuf_putc(sb, *r);
+	}
+	strbuf_putc(sb, '"');
+}
+
+static const char *label_of(const struct campaign *c, int player, int type)
+{
+	if (player < 0 || (size_t)player >= c->player_count || type < 0 ||
+	    (size_t)type >= c->players[player].list.count)
+		return "?";
+	return c->players[player].list.types[type].label;
+}
+
+static void put_items(struct strbuf *sb, const struct order *o, const struct campaign *c,
+		      int player, bool counts)
+{
+	for (size_t i = 0; i < o->item_count; i++) {
+		if (i)
+			strbuf_puts(sb, ", ");
+		if (counts)
+			strbuf_printf(sb, "%d ", o->items[i].count);
+		put_name(sb, label_of(c, player, o->items[i].type));
+	}
+}
+
+static void put_provinces(struct strbuf *sb, const struct campaign *c, const int *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_puts(sb, ", ");
+		put_name(sb, orders_province_name(c, p[i]));
+	}
+}
+
+static const char *choice_word(enum order_choice ch)
+{
+	switch (ch) {
+	case CHOICE_BATTLE: return "BATTLE";
+	case CHOICE_SIEGE: return "SIEGE";
+	case CHOICE_RETREAT: return "RETREAT TO";
+	case CHOICE_CONTINUE: return "CONTINUE";
+	case CHOICE_HALT: return "HALT";
+	case CHOICE_RETURN: return "RETURN";
+	case CHOICE_YES: return "YES";
+	case CHOICE_NO: return "NO";
+	case CHOICE_END: return "END";
+	case CHOICE_NONE: break;
+	}
+	return "";
+}
+
+/* The intermediate provinces of a planned route, or the VIA list. */
+static void put_via(struct strbuf *sb, const struct order *o, const struct campaign *c)
+{
+	if (o->route_len > 2) {
+		strbuf_puts(sb, " VIA ");
+		put_provinces(sb, c, o->route + 1, o->route_len - 2);
+	} else if (!o->route && o->via_count) {
+		strbuf_puts(sb, " VIA ");
+		put_provinces(sb, c, o->via, o->via_count);
+	}
+}
+
+char *orders_format_one(const struct order *o, const struct campaign *c, int player)
+{
+	struct strbuf sb = {0};
+	if (o->kind == ORDER_NONE || o->kind >= ORDER_KIND_COUNT)
+		return NULL;
+	strbuf_puts(&sb, order_kind_keyword(o->kind));
+	switch (o->kind) {
+	case ORDER_PLAYER:
+		strbuf_printf(&sb, " %s %s", orders_player_key(c, o->target), MASK);
+		break;
+	case ORDER_ORGANISER:
+	case ORDER_PASSWORD:
+		strbuf_puts(&sb, " " MASK);
+		break;
+	case ORDER_INVADE:
+	case ORDER_MOVE:
+		strbuf_putc(&sb, ' ');
+		put_name(&sb, orders_province_name(c, o->province));
+		put_via(&sb, o, c);
+		break;
+	case ORDER_SEND_CONTINGENT:
+		strbuf_printf(&sb, " TO %s", orders_player_key(c, o->target));
+		put_via(&sb, o, c);
+		strbuf_puts(&sb, " WITH ");
+		put_items(&sb, o, c, player, true);
+		break;
+	case ORDER_CONTINGENT_FOR:
+		strbuf_printf(&sb, " %s WITH ", orders_player_key(c, o->target));
+		put_items(&sb, o, c, player, true);
+		break;
+	case ORDER_IF_INVADED:
+		strbuf_putc(&sb, ' ');
+		put_name(&sb, orders_province_name(c, o->province));
+		strbuf_printf(&sb, " %s", choice_word(o->choice));
+		if (o->choice == CHOICE_RETREAT) {
+			strbuf_putc(&sb, ' ');
+			put_name(&sb, orders_province_name(c, o->retreat_to));
+		}
+		break;
+	case ORDER_IN_STORM:
+	case ORDER_ANSWER_ALLIES:
+	case ORDER_VOTE:
+		strbuf_printf(&sb, " %s", choice_word(o->choice));
+		break;
+	case ORDER_ALLOW_PASSAGE:
+	case ORDER_DENY_PASSAGE:
+	case ORDER_ALLOW_SUPPLY:
+	case ORDER_DENY_SUPPLY:
+	case ORDER_TRIBUTARY_OF:
+	case ORDER_ACCEPT_TRIBUTARY:
+	case ORDER_RENOUNCE:
+		strbuf_printf(&sb, " %s", orders_player_key(c, o->target));
+		break;
+	case ORDER_LOSSES_FIRST:
+		strbuf_putc(&sb, ' ');
+		put_items(&sb, o, c, player, false);
+		break;
+	case ORDER_RETREAT_PREFER:
+		strbuf_putc(&sb, ' ');
+		put_provinces(&sb, c, o->via, o->via_count);
+		break;
+	case ORDER_RECRUIT:
+	case ORDER_DISMISS:
+		strbuf_printf(&sb, " %d ", o->count);
+		put_name(&sb, label_of(c, player, o->type));
+		break;
+	case ORDER_RETRIEVE_GENERAL:
+		strbuf_putc(&sb, ' ');
+		put_name(&sb, label_of(c, player, o->type));
+		break;
+	case ORDER_LEAVE:
+		if (o->arg)
+			strbuf_printf(&sb, " REPLACEMENT %s", o->arg);
+		if (o->confirmed)
+			strbuf_puts(&sb, " CONFIRM");
+		break;
+	case ORDER_BATTLE_AT:
+		strbuf_putc(&sb, ' ');
+		put_name(&sb, orders_province_name(c, o->province));
+		break;
+	case ORDER_BATTLE_WINNER:
+	case ORDER_BATTLE_CONCEDED:
+	case ORDER_BATTLE_WITHDRAWAL:
+		strbuf_printf(&sb, " %s", orders_player_key(c, o->target));
+		break;
+	case ORDER_BATTLE_DEMORALISED:
+		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));
+		put_items(&sb, o, c, o->target, false);
+		break;
+	case ORDER_BATTLE_DESTROYED:
+	case ORDER_BATTLE_FLED:
+	case ORDER_BATTLE_WITHDRAWN:
+		strbuf_printf(&sb, " %s %d ", orders_player_key(c, o->target), o->count);
+		put_name(&sb, label_of(c, o->target, o->type));
+		break;
+	case ORDER_BATTLE_GENERAL_KILLED:
+		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));
+		put_name(&sb, label_of(c, o->target, o->type));
+		break;
+	case ORDER_ORG_EXTEND:
+		strbuf_printf(&sb, " %d", o->count);
+		break;
+	case ORDER_ORG_PROCESS:
+	case ORDER_ORG_COMMENT:
+		strbuf_printf(&sb, " %s", o->arg ? o->arg : "");
+		break;
+	default:
+		break;
+	}
+	return strbuf_take(&sb);
+}
+
+char *orders_format_pending(const struct order_set *set, const struct campaign *c)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || !order_kind_is_kept(o->kind))
+			continue;
+		char *line = orders_format_one(o, c, set->player);
+		if (line) {
+			strbuf_puts(&sb, line);
+			strbuf_putc(&sb, '\n');
+		}
+		free(line);
+	}
+	return strbuf_take(&sb);
+}
+
+/* ------------------------------------------------------- cost notes */
+
+static void note(json_t *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(json_t *notes, const char *fmt, ...)
+{
+	struct strbuf sb = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	char *s = strbuf_take(&sb);
+	json_array_append_new(notes, json_string(s));
+	free(s);
+}
+
+static bool in_supply_at(const struct campaign *c, int player, int prov)
+{
+	if (orders_province_friendly(c, player, prov))
+		return true;
+	for (size_t i = 0; i < c->route_count; i++) {
+		const struct route *r = &c->routes[i];
+		int other = r->a == prov ? r->b : r->b == prov ? r->a : NO_INDEX;
+		if (other < 0 || (r->sea && !c->settings.supply_across_sea))
+			continue;
+		if (orders_province_friendly(c, player, other))
+			return true;
+	}
+	return false;
+}
+
+static int field_army_at(const struct campaign *c, int player, int prov)
+{
+	for (size_t i = 0; i < c->player_count; i++)
+		if ((int)i != player && c->players[i].location == prov &&
+		    c->players[i].status == PLAYER_ACTIVE)
+			return (int)i;
+	return -1;
+}
+
+static void move_notes(const struct order *o, const struct campaign *c, int player, json_t *notes)
+{
+	char buf[16];
+	if (!o->route)
+		return;
+	if (o->route_chosen) {
+		struct strbuf sb = {0};
+		put_provinces(&sb, c, o->route, o->route_len);
+		char *r = strbuf_take(&sb);
+		note(notes, "route chosen for you (shortest): %s; write VIA to choose another", r);
+		free(r);
+	}
+	if (o->stages == 0 && o->kind == ORDER_SEND_CONTINGENT)
+		note(notes, "no movement: %s's field army is in the same province",
+		     orders_player_key(c, o->target));
+	else if (o->stages == 0)
+		note(notes, "stays in %s", orders_province_name(c, o->province));
+	else if (o->extra_stages == 0)
+		note(notes, "%d stage%s: normal move, no cost", o->stages, o->stages > 1 ? "s" : "");
+	else
+		note(notes, "forced march: %d extra stage%s, " MINUS "%s AP", o->extra_stages,
+		     o->extra_stages > 1 ? "s" : "", half_ap_format(o->forced_march_half_ap, buf));
+	if (o->sea_stages == 1)
+		note(notes, "sea stage: dice for storm (1 in 6: lose 25 AP per pip of a second die, "
+		     "the first 25 AP mounted)");
+	else if (o->sea_stages > 1)
+		note(notes, "%d sea stages: each dices for a storm (1 in 6: lose 25 AP per pip of a "
+		     "second die, the first 25 AP mounted)", o->sea_stages);
+	for (size_t i = 0; i < o->hostile_count; i++) {
+		int prov = o->hostile[i], owner = c->provinces[prov].owner;
+		int army = field_army_at(c, player, prov);
+		if (army >= 0)
+			note(notes, "passes through %s: %s's field army is there, passage needs its "
+			     "permission", orders_province_name(c, prov), orders_player_key(c, army));
+		else if (owner >= 0)
+			note(notes, "passes through %s (%s's): needs permission or forced passage: a "
+			     "die " "\xc3\x97" " 40 AP", orders_province_name(c, prov), orders_player_key(c, owner));
+		else
+			note(notes, "passes through %s (neutral): forced passage: a die " "\xc3\x97"
+			     " 40 AP", orders_province_name(c, prov));
+	}
+	if (o->kind != ORDER_SEND_CONTINGENT) {
+		int dest = o->province;
+		if (!in_supply_at(c, player, dest))
+			note(notes, "out of supply in %s at the end of the move: a die " "\xc3\x97"
+			     " 40 AP (not if forced passage already cost you)", orders_province_name(c, dest));
+		int army = field_army_at(c, player, dest);
+		if (o->kind == ORDER_INVADE && army >= 0)
+			note(notes, "%s's field army is in %s: battle or siege, as %s decides",
+			     orders_player_key(c, army), orders_province_name(c, dest), orders_player_key(c, army));
+		if (o->kind == ORDER_INVADE || o->kind == ORDER_MOVE)
+			note(notes, "your contingents with other armies are recalled");
+	}
+}
+
+void orders_cost_notes(const struct order *o, const struct campaign *c, int player,
+		       json_t *notes)
+{
+	char b1[16], b2[16];
+	if (o->status != ORDER_OK || player < 0 || (size_t)player >= c->player_count)
+		return;
+	const struct player *pl = &c->players[player];
+	switch (o->kind) {
+	case ORDER_INVADE:
+	case ORDER_MOVE:
+		move_notes(o, c, player, notes);
+		break;
+	case ORDER_SEND_CONTINGENT:
+	case ORDER_CONTINGENT_FOR: {
+		int half_ap = 0, generals = 0;
+		for (size_t i = 0; i < o->item_count; i++) {
+			const struct element_type *t = &pl->list.types[o->items[i].type];
+			half_ap += o->items[i].count * t->cost_half_ap;
+			generals += t->general ? o->items[i].count : 0;
+		}
+		note(notes, "contingent of %s AP (at most 80) with %d general%s", half_ap_format(half_ap, b1),
+		     generals, generals == 1 ? "" : "s");
+		if (o->kind == ORDER_SEND_CONTINGENT) {
+			move_notes(o, c, player, notes);
+			note(notes, "arrives this year on 1-4 on a die (5-6: too late for the battle)");
+		}
+		break;
+	}
+	case ORDER_RECRUIT: {
+		const struct element_type *t = &pl->list.types[o->type];
+		note(notes, "%s AP of your allowance of %s AP (10 AP for each of your %d provinces)",
+		     half_ap_format(o->count * t->cost_half_ap, b1),
+		     half_ap_format(ORDERS_RECRUIT_HALF_AP_PER_PROVINCE *
+				    player_province_count(c, player), b2),
+		     player_province_count(c, player));
+		if (c->phase != PHASE_RECRUITMENT)
+			note(notes, "applies in the recruitment phase");
+		break;
+	}
+	case ORDER_DISMISS: {
+		const struct element_type *t = &pl->list.types[o->type];
+		note(notes, "to the reserve: " MINUS "%s AP from your field army",
+		     half_ap_format(o->count * t->cost_half_ap, b1));
+		break;
+	}
+	case ORDER_RETRIEVE_GENERAL: {
+		const struct element_type *t = &pl->list.types[o->type];
+		if (c->phase == PHASE_CAMPAIGN)
+			note(notes, "in the campaign phase: troops worth %s AP go to the reserve in "
+			     "exchange", half_ap_format(t->cost_half_ap, b1));
+		break;
+	}
+	case ORDER_RENOUNCE:
+		if (c->phase != PHASE_RECRUITMENT)
+			note(notes, "takes effect in the recruitment phase");
+		break;
+	case ORDER_LEAVE:
+		note(notes, o->arg ? "your provinces go to your replacement"
+				   : "without a replacement your provinces become neutral and you "
+				     "lose your prestige");
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---------------------------------------------------------------- ack */
+
+static const char *status_word(enum order_status s)
+{
+	return s == ORDER_OK ? "ok" : s == ORDER_IGNORED ? "ignored" : "error";
+}
+
+static json_t *order_json(const struct order *o, const struct campaign *c, int player,
+			  bool with_line)
+{
+	json_t *j = json_object();
+	json_t *notes = json_array();
+	if (with_line) {
+		json_object_set_new(j, "line", json_integer(o->line));
+		json_object_set_new(j, "text", json_string(o->text ? o->text : ""));
+	}
+	json_object_set_new(j, "status", json_string(status_word(o->status)));
+	json_object_set_new(j, "ok", json_boolean(o->status == ORDER_OK));
+	json_object_set_new(j, "ignored", json_boolean(o->status == ORDER_IGNORED));
+	json_object_set_new(j, "is_error", json_boolean(o->status == ORDER_ERROR));
+	if (o->kind != ORDER_NONE)
+		json_object_set_new(j, "keyword", json_string(order_kind_keyword(o->kind)));
+	char *understood = o->understood ? xstrdup(o->understood)
+		: o->status == ORDER_OK ? orders_format_one(o, c, player) : NULL;
+	if (understood)
+		json_object_set_new(j, "understood", json_string(understood));
+	free(understood);
+	if (o->error)
+		json_object_set_new(j, "error", json_string(o->error));
+	if (o->guess)
+		json_object_set_new(j, "guess", json_string(o->guess));
+	orders_cost_notes(o, c, player, notes);
+	json_object_set_new(j, "has_costs", json_boolean(json_array_size(notes) > 0));
+	json_object_set_new(j, "costs", notes);
+	return j;
+}
+
+json_t *orders_ack_json(const struct order_set *mail_orders, const struct order_set *current,
+			const struct campaign *c, int player)
+{
+	json_t *ack = json_object();
+	json_t *lines = json_array();
+	json_t *orders = json_array();
+	if (player >= 0 && (size_t)player < c->player_count) {
+		json_object_set_new(ack, "player", json_string(c->players[player].key));
+		json_object_set_new(ack, "nation", json_string(c->players[player].nation ?
+							       c->players[player].nation :
+							       c->players[player].key));
+	}
+	json_object_set_new(ack, "organiser", json_boolean(mail_orders->organiser));
+	if (c->name)
+		json_object_set_new(ack, "campaign", json_string(c->name));
+	json_object_set_new(ack, "year", json_integer(c->year));
+	json_object_set_new(ack, "phase", json_string(campaign_phase_name(c->phase)));
+	for (size_t i = 0; i < mail_orders->count; i++)
+		json_array_append_new(lines, order_json(&mail_orders->orders[i], c, player, true));
+	size_t kept = 0;
+	for (size_t i = 0; current && i < current->count; i++) {
+		const struct order *o = &current->orders[i];
+		if (o->status != ORDER_OK || !order_kind_is_kept(o->kind))
+			continue;
+		json_array_append_new(orders, order_json(o, c, player, false));
+		kept++;
+	}
+	char *text = current ? orders_format_pending(current, c) : xstrdup("");
+	json_object_set_new(ack, "lines", lines);
+	json_object_set_new(ack, "current_orders", orders);
+	json_object_set_new(ack, "current_orders_text", json_string(text));
+	json_object_set_new(ack, "no_current_orders", json_boolean(kept == 0));
+	json_object_set_new(ack, "error_count", json_integer((json_int_t)mail_orders->errors));
+	json_object_set_new(ack, "has_errors", json_boolean(mail_orders->errors > 0));
+	json_object_set_new(ack, "cleared", json_boolean(mail_orders->cleared));
+	json_object_set_new(ack, "resubmission", json_string(orders_resubmission_rule()));
+	json_object_set_new(ack, "wants_status", json_boolean(mail_orders->wants_status));
+	json_object_set_new(ack, "wants_map", json_boolean(mail_orders->wants_map));
+	json_object_set_new(ack, "wants_help", json_boolean(mail_orders->wants_help));
+	bool password_changed = false;
+	for (size_t i = 0; i < mail_orders->count; i++)
+		password_changed |= mail_orders->orders[i].kind == ORDER_PASSWORD &&
+				    mail_orders->orders[i].status == ORDER_OK;
+	json_object_set_new(ack, "password_changed", json_boolean(password_changed));
+	free(text);
+	return ack;
+}

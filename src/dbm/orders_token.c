@@ -1,0 +1,571 @@
+/* The order language's words: a line cut into tokens, the tables of names
+ * (provinces, players, army-list elements) matched forgivingly, and the
+ * small readers every order parser uses. */
+#include "config.h"
+
+#include "dbm/orders_p.h"
+#include "base/util.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define NAME_SPAN_SLACK 2    /* words beyond the longest known name tried as a prefix */
+
+/* ---------------------------------------------------------------- tokens */
+
+static bool is_space_at(const char *s, size_t *len)
+{
+	unsigned char ch = (unsigned char)s[0];
+	if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f') {
+		*len = 1;
+		return true;
+	}
+	if (ch == 0xC2 && (unsigned char)s[1] == 0xA0) { /* no-break space */
+		*len = 2;
+		return true;
+	}
+	return false;
+}
+
+void orders_toks_clear(struct parser *p)
+{
+	for (size_t i = 0; i < p->ntok; i++) {
+		free(p->toks[i].s);
+		free(p->toks[i].folded);
+	}
+	p->ntok = 0;
+	p->pos = 0;
+	p->end = 0;
+}
+
+static void tok_push(struct parser *p, const char *line, size_t off, size_t len, size_t body_off,
+		     size_t body_len, bool quoted, bool comma)
+{
+	grow_array((void **)&p->toks, &p->tok_cap, p->ntok + 1, sizeof *p->toks);
+	struct tok *t = &p->toks[p->ntok++];
+	t->s = xstrndup(line + body_off, body_len);
+	t->folded = name_fold(t->s);
+	t->off = off;
+	t->len = len;
+	t->quoted = quoted;
+	t->comma = comma;
+}
+
+/* Length of the double quote mark at s, 0 if none. Phones and word
+ * processors replace '"' by typographic quotes as the player types:
+ * U+201C, U+201D and U+201E quote a name just as well. */
+static size_t quote_mark_len(const char *s)
+{
+	if (s[0] == '"')
+		return 1;
+	if ((unsigned char)s[0] == 0xE2 && (unsigned char)s[1] == 0x80 &&
+	    (unsigned char)s[2] >= 0x9C && (unsigned char)s[2] <= 0x9E)
+		return 3;
+	return 0;
+}
+
+/* Splits a line into words, commas and "quoted names". A '#' that starts a
+ * word starts a comment. */
+void orders_tokenize(struct parser *p, const char *line)
+{
+	size_t i = 0, sp;
+	orders_toks_clear(p);
+	while (line[i]) {
+		if (is_space_at(line + i, &sp)) {
+			i += sp;
+			continue;
+		}
+		if (line[i] == '#')
+			break;
+		if (line[i] == ',' || line[i] == ';') {
+			tok_push(p, line, i, 1, i, 1, false, true);
+			i++;
+			continue;
+		}
+		size_t open_len = quote_mark_len(line + i);
+		if (open_len) {
+			/* a doubled quote inside stands for one: "Robert's ""Keep""" */
+			size_t j = i + open_len;
+			bool doubled = false;
+			while (line[j] && (!quote_mark_len(line + j) ||
+					   (line[j] == '"' && line[j + 1] == '"'))) {
+				doubled |= line[j] == '"';
+				j += line[j] == '"' ? 2 : 1;
+			}
+			size_t close_len = quote_mark_len(line + j);
+			size_t len = j - i + close_len;
+			tok_push(p, line, i, len, i + open_len, j - i - open_len, true, false);
+			if (doubled) {
+				struct tok *t = &p->toks[p->ntok - 1];
+				char *w = t->s;
+				for (const char *r = t->s; *r; r++) {
+					*w++ = *r;
+					if (r[0] == '"' && r[1] == '"')
+						r++;
+				}
+				*w = '\0';
+				free(t->folded);
+				t->folded = name_fold(t->s);
+			}
+			i += len;
+			continue;
+		}
+		size_t j = i;
+		while (line[j] && line[j] != ',' && line[j] != ';' && !is_space_at(line + j, &sp))
+			j++;
+		tok_push(p, line, i, j - i, i, j - i, false, false);
+		i = j;
+	}
+	p->end = p->ntok;
+}
+
+/* Replaces bytes that are not valid UTF-8, and control characters, by '?'
+ * so every text can go into JSON and a mail. */
+char *orders_utf8_clean(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1);
+	size_t i = 0, o = 0;
+	while (i < n) {
+		unsigned char ch = (unsigned char)s[i];
+		size_t len = 0;
+		if (ch < 0x80)
+			len = 1;
+		else if (ch >= 0xC2 && ch <= 0xDF)
+			len = 2;
+		else if (ch >= 0xE0 && ch <= 0xEF)
+			len = 3;
+		else if (ch >= 0xF0 && ch <= 0xF4)
+			len = 4;
+		bool ok = len > 0 && i + len <= n;
+		for (size_t k = 1; ok && k < len; k++)
+			ok = ((unsigned char)s[i + k] & 0xC0) == 0x80;
+		if (ok && len == 3) { /* no overlong forms, no surrogates */
+			unsigned char c1 = (unsigned char)s[i + 1];
+			ok = !(ch == 0xE0 && c1 < 0xA0) && !(ch == 0xED && c1 >= 0xA0);
+		} else if (ok && len == 4) {
+			unsigned char c1 = (unsigned char)s[i + 1];
+			ok = !(ch == 0xF0 && c1 < 0x90) && !(ch == 0xF4 && c1 >= 0x90);
+		}
+		if (!ok) {
+			out[o++] = '?';
+			i++;
+		} else if (len == 1 && ch < 0x20 && ch != '\t') {
+			out[o++] = '?';
+			i++;
+		} else {
+			memcpy(out + o, s + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* ---------------------------------------------------------- name tables */
+
+static int count_words(const char *folded)
+{
+	int n = *folded ? 1 : 0;
+	for (; *folded; folded++)
+		if (*folded == ' ')
+			n++;
+	return n;
+}
+
+void orders_table_add(struct name_table *t, const char *name, int index)
+{
+	if (!name)
+		return;
+	t->names = xrealloc(t->names, (t->n + 1) * sizeof *t->names);
+	t->folded = xrealloc(t->folded, (t->n + 1) * sizeof *t->folded);
+	t->index = xrealloc(t->index, (t->n + 1) * sizeof *t->index);
+	t->names[t->n] = name;
+	t->folded[t->n] = name_fold(name);
+	t->index[t->n] = index;
+	int w = count_words(t->folded[t->n]);
+	if (w > t->max_words)
+		t->max_words = w;
+	t->n++;
+}
+
+void orders_table_free(struct name_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->folded[i]);
+	free(t->names);
+	free(t->folded);
+	free(t->index);
+	memset(t, 0, sizeof *t);
+}
+
+int orders_table_exact(const struct name_table *t, const char *folded)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->folded[i], folded) == 0)
+			return t->index[i];
+	return -1;
+}
+
+/* Exact match, else the one thing of which `folded` is a prefix (at least 2
+ * letters). *ambiguous is set when several things share the prefix. */
+int orders_table_prefix(const struct name_table *t, const char *folded, bool *ambiguous)
+{
+	size_t len = strlen(folded);
+	int found = -1;
+	*ambiguous = false;
+	int exact = orders_table_exact(t, folded);
+	if (exact >= 0)
+		return exact;
+	if (len < 2)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		if (strncmp(t->folded[i], folded, len) != 0)
+			continue;
+		if (found >= 0 && found != t->index[i]) {
+			*ambiguous = true;
+			return -1;
+		}
+		found = t->index[i];
+	}
+	return found;
+}
+
+static const struct name_table *player_labels(struct parser *p, int player)
+{
+	if (player < 0 || (size_t)player >= p->c->player_count)
+		return NULL;
+	if (!p->labels_built[player]) {
+		const struct army_list *l = &p->c->players[player].list;
+		for (size_t i = 0; i < l->count; i++)
+			orders_table_add(&p->labels[player], l->types[i].label, (int)i);
+		p->labels_built[player] = true;
+	}
+	return &p->labels[player];
+}
+
+/* ------------------------------------------------------ parser helpers */
+
+void orders_fail(struct parser *p, const char *fmt, ...)
+{
+	if (p->o->status == ORDER_ERROR)
+		return; /* the first error of a line is the one worth reading */
+	struct strbuf sb = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	p->o->status = ORDER_ERROR;
+	p->o->error = strbuf_take(&sb);
+}
+
+bool orders_failed(const struct parser *p)
+{
+	return p->o->status == ORDER_ERROR;
+}
+
+/* The line with tokens [from, to) replaced by `with`: our guess. */
+void orders_guess(struct parser *p, size_t from, size_t to, const char *with)
+{
+	if (p->o->guess || from >= p->ntok || to <= from)
+		return;
+	size_t total = strlen(p->line);
+	size_t a = p->toks[from].off;
+	size_t b = p->toks[to - 1].off + p->toks[to - 1].len;
+	if (b > total || a > b)
+		return;
+	bool quote = strchr(with, ',') || strchr(with, '#');
+	p->o->guess = xasprintf("%.*s%s%s%s%s", (int)a, p->line, quote ? "\"" : "", with,
+				quote ? "\"" : "", p->line + b);
+}
+
+bool orders_at_end(const struct parser *p)
+{
+	return p->pos >= p->end;
+}
+
+bool orders_is_word_at(const struct parser *p, size_t i, const char *word)
+{
+	return i < p->end && !p->toks[i].quoted && !p->toks[i].comma &&
+	       strcasecmp(p->toks[i].s, word) == 0;
+}
+
+bool orders_accept(struct parser *p, const char *word)
+{
+	if (!orders_is_word_at(p, p->pos, word))
+		return false;
+	p->pos++;
+	return true;
+}
+
+bool orders_accept_comma(struct parser *p)
+{
+	if (p->pos < p->end && p->toks[p->pos].comma) {
+		p->pos++;
+		return true;
+	}
+	return false;
+}
+
+/* A short quotation of the tokens [from, to) of the line for messages. */
+char *orders_span_text(const struct parser *p, size_t from, size_t to)
+{
+	if (from >= p->ntok || to <= from)
+		return xstrdup("");
+	size_t total = strlen(p->line);
+	size_t a = p->toks[from].off;
+	size_t b = p->toks[to - 1].off + p->toks[to - 1].len;
+	if (b > total)
+		b = total;
+	if (a > b)
+		a = b;
+	if (b - a > 60)
+		b = a + 60;
+	while (b > a && ((unsigned char)p->line[b] & 0xC0) == 0x80)
+		b--; /* do not cut a UTF-8 sequence */
+	return xstrndup(p->line + a, b - a);
+}
+
+void orders_expect_end(struct parser *p, const char *after)
+{
+	if (orders_failed(p) || orders_at_end(p))
+		return;
+	char *rest = orders_span_text(p, p->pos, p->end);
+	orders_fail(p, "unexpected \"%s\" after %s", rest, after);
+	free(rest);
+}
+
+static bool tok_int(const struct tok *t, int *value)
+{
+	if (t->quoted || t->comma || !t->s[0] || strlen(t->s) > 6)
+		return false;
+	int v = 0;
+	for (const char *s = t->s; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	*value = v;
+	return true;
+}
+
+bool orders_read_int(struct parser *p, const char *what, int min, int max, int *value)
+{
+	if (orders_failed(p))
+		return false;
+	if (orders_at_end(p)) {
+		orders_fail(p, "missing %s (a number)", what);
+		return false;
+	}
+	if (!tok_int(&p->toks[p->pos], value)) {
+		char *t = orders_span_text(p, p->pos, p->pos + 1);
+		orders_fail(p, "\"%s\" is not a number (%s expected)", t, what);
+		free(t);
+		return false;
+	}
+	if (*value < min || *value > max) {
+		orders_fail(p, "%s must be between %d and %d, not %d", what, min, max, *value);
+		return false;
+	}
+	p->pos++;
+	return true;
+}
+
+/* Words that end a name in the middle of a line. Quoted names never end. */
+static bool is_stop(const struct parser *p, size_t i, const char *const *stops, bool stop_at_number)
+{
+	const struct tok *t = &p->toks[i];
+	int dummy;
+	if (t->comma)
+		return true;
+	if (t->quoted)
+		return false;
+	if (stop_at_number && tok_int(t, &dummy))
+		return true;
+	for (; stops && *stops; stops++)
+		if (strcasecmp(t->s, *stops) == 0)
+			return true;
+	return false;
+}
+
+char *orders_join_folded(const struct parser *p, size_t from, size_t to)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	for (size_t i = from; i < to; i++) {
+		if (i > from)
+			strbuf_putc(&sb, ' ');
+		strbuf_puts(&sb, p->toks[i].folded);
+	}
+	return strbuf_take(&sb);
+}
+
+/* Reads a name of table `t` at the current token. First the longest run of
+ * words that is exactly a known name (so names may contain any word), then
+ * the words up to the next comma or stop word, matched forgivingly (case,
+ * accents, unique prefix). On failure: an error with a "did you mean" and
+ * a guess; returns -1. */
+static int match_name(struct parser *p, const struct name_table *t, const char *what,
+		      const char *const *stops, bool stop_at_number)
+{
+	if (orders_failed(p))
+		return -1;
+	size_t start = p->pos, limit = start;
+	while (limit < p->end && !p->toks[limit].comma)
+		limit++;
+	if (limit == start) {
+		orders_fail(p, "missing %s", what);
+		return -1;
+	}
+	size_t longest = start + (size_t)t->max_words;
+	for (size_t k = longest < limit ? longest : limit; k > start; k--) {
+		char *f = orders_join_folded(p, start, k);
+		int idx = orders_table_exact(t, f);
+		free(f);
+		if (idx >= 0) {
+			p->pos = k;
+			return idx;
+		}
+	}
+	size_t stop = start;
+	while (stop < limit && !is_stop(p, stop, stops, stop_at_number))
+		stop++;
+	if (stop == start) {
+		char *w = orders_span_text(p, start, start + 1);
+		orders_fail(p, "missing %s before \"%s\"", what, w);
+		free(w);
+		return -1;
+	}
+	size_t tries = start + (size_t)t->max_words + NAME_SPAN_SLACK;
+	bool ambiguous = false;
+	for (size_t k = tries < stop ? tries : stop; k > start; k--) {
+		char *f = orders_join_folded(p, start, k);
+		bool amb;
+		int idx = orders_table_prefix(t, f, &amb);
+		free(f);
+		if (idx >= 0) {
+			p->pos = k;
+			return idx;
+		}
+		if (k == stop && amb)
+			ambiguous = true;
+	}
+	char *typed = orders_span_text(p, start, stop);
+	char *query = orders_join_folded(p, start, stop);
+	int sugg = -1;
+	if (strlen(query) < 200)
+		name_lookup(query, t->names, t->n, &sugg);
+	if (ambiguous)
+		orders_fail(p, "\"%s\" is ambiguous: several %ss start so; write more of the name", typed,
+		     what);
+	else if (sugg >= 0) {
+		orders_fail(p, "unknown %s \"%s\" (did you mean \"%s\"?)", what, typed, t->names[sugg]);
+		orders_guess(p, start, stop, t->names[sugg]);
+	} else
+		orders_fail(p, "unknown %s \"%s\"", what, typed);
+	free(typed);
+	free(query);
+	return -1;
+}
+
+int orders_match_province(struct parser *p, const char *const *stops)
+{
+	return match_name(p, &p->provinces, "province", stops, false);
+}
+
+int orders_match_player(struct parser *p, const char *const *stops, bool stop_at_number)
+{
+	return match_name(p, &p->players, "player", stops, stop_at_number);
+}
+
+int orders_match_label(struct parser *p, int player, const char *const *stops)
+{
+	const struct name_table *t = player_labels(p, player);
+	if (!t) {
+		if (!orders_failed(p))
+			orders_fail(p, "element names need to know whose army list: put your PLAYER line "
+				"in the mail");
+		return -1;
+	}
+	return match_name(p, t, "element", stops, false);
+}
+
+void orders_push_item(struct order *o, int count, int type)
+{
+	o->items = xrealloc(o->items, (o->item_count + 1) * sizeof *o->items);
+	o->items[o->item_count].count = count;
+	o->items[o->item_count].type = type;
+	o->item_count++;
+}
+
+static void push_via(struct order *o, int province)
+{
+	o->via = xrealloc(o->via, (o->via_count + 1) * sizeof *o->via);
+	o->via[o->via_count++] = province;
+}
+
+/* A list of provinces, commas optional, up to a stop word or the end. */
+void orders_read_province_list(struct parser *p, const char *const *stops)
+{
+	do {
+		int prov = orders_match_province(p, stops);
+		if (prov < 0)
+			return;
+		push_via(p->o, prov);
+		orders_accept_comma(p);
+	} while (!orders_at_end(p) && !is_stop(p, p->pos, stops, false));
+}
+
+/* "<n> <label>" or "GENERAL <label>" items, commas optional. */
+void orders_read_items(struct parser *p, int player, const char *const *stops)
+{
+	static const char *const label_stops[] = {"GENERAL", "VIA", "WITH", NULL};
+	do {
+		int count = 1, type;
+		bool general = orders_accept(p, "GENERAL");
+		if (!general && !orders_read_int(p, "number of elements", 1, 999, &count))
+			return;
+		size_t at = p->pos;
+		type = orders_match_label(p, player, label_stops);
+		if (type < 0)
+			return;
+		if (general && !p->c->players[player].list.types[type].general) {
+			char *t = orders_span_text(p, at, p->pos);
+			orders_fail(p, "\"%s\" is not a general in your army list", t);
+			free(t);
+			return;
+		}
+		orders_push_item(p->o, count, type);
+		orders_accept_comma(p);
+	} while (!orders_at_end(p) && !is_stop(p, p->pos, stops, false));
+}
+
+int orders_require_player(struct parser *p)
+{
+	if (p->player < 0 && !orders_failed(p))
+		orders_fail(p, "this order needs your PLAYER line (PLAYER <name> <password>)");
+	return p->player;
+}
+
+/* ------------------------------------------------- names for messages */
+
+const char *orders_player_key(const struct campaign *c, int player)
+{
+	if (player == ORDERS_ANY)
+		return "ALL";
+	if (player < 0 || (size_t)player >= c->player_count)
+		return "?";
+	return c->players[player].key;
+}
+
+const char *orders_province_name(const struct campaign *c, int prov)
+{
+	if (prov == ORDERS_ANY)
+		return "ANY";
+	if (prov < 0 || (size_t)prov >= c->province_count)
+		return "?";
+	return c->provinces[prov].name;
+}
