@@ -93,7 +93,7 @@ int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, s
  * the outbox is empty. */
 int64_t engine_outbox_next_due(struct engine *e, int64_t now);
 
-/* ---- the campaign year by mail (engine_year.c) ----
+/* ---- the campaign year by mail (engine_year*.c) ----
  * Turns, decisions, battles, recruitment and the year's end, driven by the
  * pure state machine in year.h: each call loads the campaign and the year's
  * state, lets the machine act at `now`, stores its events, queues its mail

@@ -1,4 +1,4 @@
-/* Private to the engine (engine.c and engine_year.c): the engine's insides
+/* Private to the engine (engine.c, engine_year*.c, outbox.c): the engine's insides
  * and the one way mail is queued, so the year's mail goes out exactly like
  * the acknowledgements. Not a contract for anyone else. */
 #ifndef CAMPAIGN_ENGINE_P_H

@@ -1,0 +1,323 @@
+/* What the year's files share: names and small queries, the mail requests
+ * of a run, the players' pending orders read back. */
+#include "config.h"
+
+#include "dbm/year.h"
+#include "dbm/year_p.h"
+#include "dbm/rules.h"
+#include "base/util.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- small helpers */
+
+void year_say(char *why, size_t size, const char *fmt, ...)
+{
+	if (!why || !size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+}
+
+const char *year_format_time(int64_t t, char *buf, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M UTC", &tm))
+		snprintf(buf, size, "%" PRId64, t);
+	return buf;
+}
+
+/* ---------------------------------------------------------------- runs, mails */
+
+void year_run_init(struct year_run *r, struct campaign *c, struct year_state *st,
+		   struct dice *d, struct event_log *log, int64_t now, const struct year_io *io)
+{
+	memset(r, 0, sizeof *r);
+	r->c = c;
+	r->st = st;
+	r->dice = d;
+	r->log = log;
+	r->now = now;
+	r->io = io;
+	r->mails = json_array();
+	r->turn_mark = log->count;
+	r->told_mark = log->count;
+}
+
+void year_run_free(struct year_run *r)
+{
+	json_decref(r->mails);
+	r->mails = NULL;
+}
+
+void year_mail(struct year_run *r, const char *tpl, int to, bool organiser_copy,
+	       json_t *data, const char *subject_fmt, ...)
+{
+	va_list ap;
+	va_start(ap, subject_fmt);
+	struct strbuf sb = {0};
+	strbuf_vprintf(&sb, subject_fmt, ap);
+	va_end(ap);
+	json_t *req = json_pack("{s:s, s:s, s:b}", "template", tpl, "subject", sb.data,
+				"organiser", organiser_copy);
+	strbuf_free(&sb);
+	if (to == NO_INDEX)
+		json_object_set_new(req, "to", json_string("all"));
+	else
+		json_object_set_new(req, "to", json_pack("[s]", pkey(r->c, to)));
+	json_object_set_new(req, "data", data ? data : json_object());
+	json_array_append_new(r->mails, req);
+}
+
+void year_mail_organiser(struct year_run *r, const char *tpl, json_t *data,
+			 const char *subject)
+{
+	json_t *req = json_pack("{s:s, s:s, s:[], s:b, s:o}", "template", tpl, "subject", subject,
+				"to", "organiser", 1, "data", data ? data : json_object());
+	json_array_append_new(r->mails, req);
+}
+
+/* Appends the log's events not yet in turn_events. */
+void year_sync_turn_events(struct year_run *r)
+{
+	for (size_t i = r->turn_mark; i < r->log->count; i++)
+		json_array_append(r->st->turn_events, r->log->events[i]);
+	r->turn_mark = r->log->count;
+}
+
+static void decorate_field(const struct campaign *c, json_t *ev, const char *k, json_t *v)
+{
+	static const char *const player_fields[] = {
+		"player", "winner", "loser", "owner", "defender", "invader", "besieger", "to",
+		"with", "attacker", "mover", "tributary", "overlord", "asked", NULL};
+	size_t kl = strlen(k);
+	if (json_is_string(v)) {
+		for (size_t i = 0; player_fields[i]; i++) {
+			if (strcmp(k, player_fields[i]) != 0)
+				continue;
+			int p = find_player(c, json_string_value(v));
+			if (p >= 0) {
+				char *name = xasprintf("%s_nation", k);
+				json_object_set_new(ev, name, json_string(pnation(c, p)));
+				free(name);
+			}
+		}
+	} else if (json_is_integer(v) && kl >= 7 && strcmp(k + kl - 7, "half_ap") == 0) {
+		char buf[24], *name = xasprintf("%.*sap", (int)(kl - 7), k);
+		json_object_set_new(ev, name,
+				    json_string(half_ap_format((int)json_integer_value(v), buf)));
+		free(name);
+	}
+}
+
+json_t *year_events_for_mail(const struct campaign *c, const json_t *events)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *ev;
+	json_array_foreach(events, i, ev) {
+		if (!json_is_object(ev))
+			continue;
+		json_t *copy = json_deep_copy(ev);
+		const char *kind = jstr(ev, "kind");
+		if (kind) {
+			char *flag = xasprintf("k_%s", kind);
+			json_object_set_new(copy, flag, json_true());
+			free(flag);
+		}
+		const char *k;
+		json_t *v;
+		json_object_foreach((json_t *)ev, k, v)
+			decorate_field(c, copy, k, v);
+		json_array_append_new(out, copy);
+	}
+	return out;
+}
+
+json_t *year_positions_json(const struct campaign *c)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < c->player_count; i++) {
+		const struct player *p = &c->players[i];
+		char ap[24];
+		json_array_append_new(
+			arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b}", "player", p->key,
+				       "nation", pnation(c, (int)i), "status",
+				       p->status == PLAYER_ACTIVE ? "active"
+				       : p->status == PLAYER_OUT ? "out" : "left",
+				       "location", prov_name(c, p->location), "field_ap",
+				       half_ap_format(player_field_half_ap(p), ap), "provinces",
+				       player_province_count(c, (int)i), "prestige",
+				       rules_player_score(c, (int)i), "active",
+				       p->status == PLAYER_ACTIVE));
+	}
+	return arr;
+}
+
+json_t *year_deadline_data(const struct year_run *r)
+{
+	char buf[64];
+	json_t *d = json_object();
+	if (r->st->deadline) {
+		json_object_set_new(d, "deadline", json_string(year_format_time(r->st->deadline, buf,
+										sizeof buf)));
+		json_object_set_new(d, "deadline_epoch", json_integer(r->st->deadline));
+	}
+	return d;
+}
+
+void year_set_deadline_hours(struct year_run *r, int hours)
+{
+	r->st->deadline = r->now + (int64_t)(hours > 0 ? hours : 1) * HOUR;
+	r->st->reminders_sent = 0;
+}
+
+/* ---------------------------------------------------------------- orders */
+
+void year_load_orders_at(struct year_run *r, int player, int year, int phase,
+			 struct order_set *set)
+{
+	char *text = r->io->orders_load(r->io->ctx, player, year, phase);
+	if (text)
+		orders_parse(text, r->c, player, set);
+	else
+		orders_set_init(set);
+	free(text);
+}
+
+void year_load_orders(struct year_run *r, int player, struct order_set *set)
+{
+	year_load_orders_at(r, player, r->c->year, r->c->phase, set);
+}
+
+bool year_is_movement(enum order_kind k)
+{
+	return k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
+	       k == ORDER_NO_MOVE;
+}
+
+bool year_is_recruitment(enum order_kind k)
+{
+	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL;
+}
+
+const struct order *year_find_kind(const struct order_set *set, enum order_kind k)
+{
+	for (size_t i = set->count; i-- > 0;)
+		if (set->orders[i].kind == k && set->orders[i].status == ORDER_OK)
+			return &set->orders[i];
+	return NULL;
+}
+
+const struct order *year_find_movement(const struct order_set *set)
+{
+	for (size_t i = set->count; i-- > 0;)
+		if (year_is_movement(set->orders[i].kind) && set->orders[i].status == ORDER_OK)
+			return &set->orders[i];
+	return NULL;
+}
+
+/* ALLOW/DENY PASSAGE or SUPPLY of `set` about `mover`: 1 allow, 0 deny, -1
+ * no standing order. A named order comes before ALL. */
+int year_permission_of(const struct order_set *set, int mover, bool supply)
+{
+	enum order_kind allow = supply ? ORDER_ALLOW_SUPPLY : ORDER_ALLOW_PASSAGE;
+	enum order_kind deny = supply ? ORDER_DENY_SUPPLY : ORDER_DENY_PASSAGE;
+	int any = -1;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || (o->kind != allow && o->kind != deny))
+			continue;
+		int v = o->kind == allow;
+		if (o->target == mover)
+			return v;
+		if (o->target == ORDERS_ANY)
+			any = v;
+	}
+	return any;
+}
+
+static enum storm_choice storm_of(const struct order_set *set)
+{
+	const struct order *o = year_find_kind(set, ORDER_IN_STORM);
+	if (o && o->choice == CHOICE_HALT)
+		return STORM_HALT;
+	if (o && o->choice == CHOICE_RETURN)
+		return STORM_RETURN;
+	return STORM_CONTINUE;
+}
+
+enum storm_choice year_player_storm(struct year_run *r, int player)
+{
+	struct order_set set;
+	year_load_orders(r, player, &set);
+	enum storm_choice s = storm_of(&set);
+	orders_set_free(&set);
+	return s;
+}
+
+/* IF INVADED for the province (a named one before ANY): the order or NULL. */
+const struct order *year_if_invaded(const struct order_set *set, int province)
+{
+	const struct order *any = NULL;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->kind != ORDER_IF_INVADED)
+			continue;
+		if (o->province == province)
+			return o;
+		if (o->province == ORDERS_ANY)
+			any = o;
+	}
+	return any;
+}
+
+/* The ally's standing answer for `side`: 1 a contingent (CONTINGENT FOR
+ * side), 0 none (ANSWER ALLIES NO, or YES without troops named), -1 no
+ * standing order. */
+int year_ally_answer(const struct order_set *set, int side, const struct order **contingent)
+{
+	const struct order *no = NULL, *yes = NULL;
+	*contingent = NULL;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK)
+			continue;
+		if (o->kind == ORDER_CONTINGENT_FOR && o->target == side)
+			*contingent = o;
+		if (o->kind == ORDER_ANSWER_ALLIES && o->choice == CHOICE_NO)
+			no = o;
+		else if (o->kind == ORDER_ANSWER_ALLIES)
+			yes = o;
+	}
+	if (no && (!yes || no > yes))
+		return 0;
+	if (*contingent)
+		return 1;
+	return yes ? 0 : -1;
+}
+
+/* The player's VOTE: CHOICE_CONTINUE, CHOICE_END or CHOICE_NONE. */
+enum order_choice year_vote_of(struct year_run *r, int p)
+{
+	struct order_set set;
+	year_load_orders(r, p, &set);
+	const struct order *o = year_find_kind(&set, ORDER_VOTE);
+	enum order_choice v = o ? o->choice : CHOICE_NONE;
+	orders_set_free(&set);
+	return v;
+}
+
+void year_refused(struct year_run *r, int player, const char *order, const char *reason)
+{
+	event_emit(r->log, "order_refused", RULE_GAME_YEAR, "{s:s, s:s, s:s}", "player",
+		   pkey(r->c, player), "order", order ? order : "", "reason", reason);
+}

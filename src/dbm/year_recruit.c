@@ -1,0 +1,218 @@
+/* The recruitment phase, the vote and the year's end; a new year begins. */
+#include "config.h"
+
+#include "dbm/year.h"
+#include "dbm/year_p.h"
+#include "dbm/rules.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- recruitment and the year end */
+
+static bool carried(enum order_kind k, enum year_carry how)
+{
+	if (k == ORDER_RECALL_CONTINGENTS || k == ORDER_LEAVE)
+		return how == CARRY_ALL;
+	switch (how) {
+	case CARRY_ALL:
+		return true;
+	case CARRY_TO_RECRUITMENT:
+		return !year_is_movement(k);
+	case CARRY_TO_CAMPAIGN:
+		return !year_is_recruitment(k) && k != ORDER_NO_MOVE && k != ORDER_VOTE;
+	}
+	return false;
+}
+
+static void carry_orders(struct year_run *r, int from_year, int from_phase, enum year_carry how)
+{
+	for (size_t p = 0; p < r->c->player_count; p++) {
+		struct order_set old, kept, now, merged;
+		year_load_orders_at(r, (int)p, from_year, from_phase, &old);
+		year_load_orders(r, (int)p, &now);
+		orders_set_init(&kept);
+		kept.player = (int)p;
+		for (size_t i = 0; i < old.count; i++)
+			if (old.orders[i].status == ORDER_OK && carried(old.orders[i].kind, how))
+				order_copy(orders_set_add(&kept), &old.orders[i]);
+		orders_merge(&kept, &now, &merged);
+		merged.player = (int)p;
+		if (merged.count) {
+			char *text = orders_format_pending(&merged, r->c);
+			r->io->orders_save(r->io->ctx, (int)p, r->c->year, r->c->phase, text);
+			free(text);
+		}
+		orders_set_free(&old);
+		orders_set_free(&kept);
+		orders_set_free(&now);
+		orders_set_free(&merged);
+	}
+}
+
+void year_begin_recruitment(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	rules_recruitment_begin(c, r->dice, r->log);
+	carry_orders(r, c->year, PHASE_CAMPAIGN, CARRY_TO_RECRUITMENT);
+	struct year_state *st = r->st;
+	st->step = YEAR_RECRUITMENT;
+	json_decref(st->pending);
+	st->pending = NULL;
+	year_set_deadline_hours(r, c->settings.recruitment_deadline_hours);
+	for (size_t p = 0; p < c->player_count; p++) {
+		if (!active(c, (int)p))
+			continue;
+		char a[24], b[24];
+		json_t *d = year_deadline_data(r);
+		json_object_update_new(d, json_pack("{s:s, s:s, s:i, s:o}", "allowance_ap",
+						half_ap_format(rules_recruit_allowance(c, (int)p), a),
+						"reserve_ap",
+						half_ap_format(player_reserve_half_ap(&c->players[p]), b),
+						"province_prestige", rules_province_prestige(c, (int)p),
+						"positions", year_positions_json(c)));
+		year_mail(r, "recruitment", (int)p, false, d, "%d: recruitment", c->year);
+	}
+}
+
+static void apply_recruitment(struct year_run *r, int p)
+{
+	struct campaign *c = r->c;
+	const struct player *pl = &c->players[p];
+	struct order_set set;
+	year_load_orders(r, p, &set);
+	size_t types = pl->list.count + 1;
+	int *dismiss = xcalloc(types, sizeof *dismiss);
+	int *take = xcalloc(types, sizeof *take);
+	bool any_dismiss = false, any_take = false;
+	for (size_t i = 0; i < set.count; i++) {
+		const struct order *o = &set.orders[i];
+		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= pl->list.count)
+			continue;
+		if (o->kind == ORDER_DISMISS) {
+			dismiss[o->type] += o->count;
+			any_dismiss = true;
+		} else if (o->kind == ORDER_RECRUIT) {
+			take[o->type] += o->count;
+			any_take = true;
+		} else if (o->kind == ORDER_RETRIEVE_GENERAL) {
+			take[o->type] += 1;
+			any_take = true;
+		}
+	}
+	struct rules_reason why;
+	if (any_dismiss && rules_dismiss(c, p, dismiss, r->log, &why) != RULES_OK)
+		year_refused(r, p, "DISMISS", why.text);
+	if (any_take && rules_recruit(c, p, take, r->log, &why) != RULES_OK)
+		year_refused(r, p, "RECRUIT", why.text);
+	free(dismiss);
+	free(take);
+	orders_set_free(&set);
+}
+
+static bool finish_year(struct year_run *r, int year);
+
+bool year_resolve_recruitment(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	year_apply_renounces(r);
+	for (size_t p = 0; p < c->player_count; p++)
+		if (active(c, (int)p))
+			apply_recruitment(r, (int)p);
+	int year = c->year;
+	bool vote = rules_year_end(c, r->dice, r->log);
+	struct year_state *st = r->st;
+	year_sync_turn_events(r);
+	if (!vote)
+		return finish_year(r, year);
+	st->step = YEAR_VOTE;
+	year_set_deadline_hours(r, c->settings.decision_deadline_hours);
+	json_t *d = year_deadline_data(r);
+	json_object_set_new(d, "positions", year_positions_json(c));
+	year_mail(r, "vote", NO_INDEX, true, d, "%d: the campaign may end: your vote", c->year);
+	return false;
+}
+
+bool year_resolve_vote(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	bool all = true;
+	for (size_t p = 0; p < c->player_count; p++) {
+		if (!active(c, (int)p))
+			continue;
+		enum order_choice v = year_vote_of(r, (int)p);
+		event_emit(r->log, "vote", RULE_CAMPAIGN_END, "{s:s, s:s, s:b}", "player",
+			   pkey(c, (int)p), "vote", v == CHOICE_CONTINUE ? "continue" : "end",
+			   "by_default", v == CHOICE_NONE);
+		all &= v == CHOICE_CONTINUE;
+	}
+	int year = c->year;
+	rules_campaign_end_vote(c, all, r->log);
+	return finish_year(r, year);
+}
+
+/* The year `year` is over (its recruitment and vote): the diary goes out
+ * with the seed revealed, and the next year begins unless the campaign
+ * ended. Returns true when it began. */
+static bool finish_year(struct year_run *r, int year)
+{
+	struct campaign *c = r->c;
+	r->io->reveal_dice(r->io->ctx, year);
+	year_sync_turn_events(r);
+	json_t *d = json_pack("{s:i}", "diary_year", year);
+	json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o, s:i}", "template", "diary", "subject",
+				"", "to", "all", "organiser", 1, "data", d, "diary_year", year);
+	char *subject = xasprintf("The diary of %d", year);
+	json_object_set_new(req, "subject", json_string(subject));
+	free(subject);
+	json_array_append_new(r->mails, req);
+	if (c->phase == PHASE_ENDED) {
+		struct year_state *st = r->st;
+		st->step = YEAR_ENDED;
+		st->deadline = 0;
+		json_decref(st->pending);
+		st->pending = NULL;
+		json_t *e = json_pack("{s:o}", "positions", year_positions_json(c));
+		json_t *last = event_log_last(r->log, "campaign_end");
+		if (last)
+			json_object_set(e, "end", last);
+		json_t *winners = json_array();
+		size_t i;
+		json_t *w;
+		json_array_foreach(json_object_get(last, "winners"), i, w)
+			json_array_append_new(winners,
+					      json_string(pnation(c, find_player(c, json_string_value(w)))));
+		json_object_set_new(e, "winners", winners);
+		year_mail(r, "campaign-end", NO_INDEX, true, e, "The campaign is over");
+		return false;
+	}
+	year_begin_year(r, year, PHASE_RECRUITMENT, CARRY_TO_CAMPAIGN);
+	return true;
+}
+
+void year_begin_year(struct year_run *r, int from_year, int from_phase, enum year_carry how)
+{
+	struct campaign *c = r->c;
+	struct year_state *st = r->st;
+	const char *commitment = r->io->new_year_dice(r->io->ctx, c->year);
+	int *order = xcalloc(c->player_count + 1, sizeof *order);
+	size_t n = rules_year_begin(c, r->dice, r->log, order);
+	carry_orders(r, from_year, from_phase, how);
+	event_emit(r->log, "dice_commitment", RULE_GAME_YEAR, "{s:s}", "commitment",
+		   commitment ? commitment : "");
+	free(st->sequence);
+	st->sequence = order;
+	st->sequence_len = n;
+	st->turn = 0;
+	json_t *seq = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(seq, json_pack("{s:i, s:s, s:s}", "place", (int)i + 1, "player",
+						     pkey(c, order[i]), "nation",
+						     pnation(c, order[i])));
+	char buf[64];
+	json_t *d = json_pack("{s:o, s:s, s:i, s:o}", "sequence", seq, "commitment",
+			      commitment ? commitment : "", "turn_hours",
+			      c->settings.turn_deadline_hours, "positions", year_positions_json(c));
+	json_object_set_new(d, "starts", json_string(year_format_time(r->now, buf, sizeof buf)));
+	year_mail(r, "announce-sequence", NO_INDEX, true, d, "%d: the sequence of play", c->year);
+}

@@ -1,0 +1,673 @@
+/* A turn of the year: the mover's movement option, the permissions and the
+ * defender's answer it waits for, the allies called before a battle. */
+#include "config.h"
+
+#include "dbm/year.h"
+#include "dbm/year_p.h"
+#include "dbm/rules.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PATH 16
+
+/* ---------------------------------------------------------------- turns */
+
+void year_end_turn(struct year_run *r)
+{
+	struct year_state *st = r->st;
+	int p = st->turn < st->sequence_len ? st->sequence[st->turn] : NO_INDEX;
+	rules_contingent_rejoin_returning(r->c, NO_INDEX, r->log);
+	year_sync_turn_events(r);
+	json_t *d = json_pack("{s:s, s:s, s:o, s:o}", "mover", pkey(r->c, p), "mover_nation",
+			      pnation(r->c, p), "events",
+			      year_events_for_mail(r->c, st->turn_events), "positions",
+			      year_positions_json(r->c));
+	year_mail(r, "turn-report", NO_INDEX, true, d, "%d: the turn of %s", r->c->year,
+		  pnation(r->c, p));
+	json_decref(st->turn_events);
+	st->turn_events = json_array();
+	json_decref(st->pending);
+	st->pending = NULL;
+	st->turn++;
+}
+
+bool year_enter_turn(struct year_run *r)
+{
+	struct year_state *st = r->st;
+	while (st->turn < st->sequence_len && !active(r->c, st->sequence[st->turn]))
+		st->turn++;
+	if (st->turn >= st->sequence_len)
+		return false;
+	int p = st->sequence[st->turn];
+	st->step = YEAR_TURN;
+	json_decref(st->pending);
+	st->pending = NULL;
+	year_set_deadline_hours(r, r->c->settings.turn_deadline_hours);
+	year_sync_turn_events(r);
+	json_decref(st->turn_events);
+	st->turn_events = json_array();
+	event_emit(r->log, "turn", RULE_GAME_YEAR, "{s:s, s:i, s:I}", "player", pkey(r->c, p),
+		   "place", (int)st->turn + 1, "deadline", (json_int_t)st->deadline);
+
+	struct order_set set;
+	year_load_orders(r, p, &set);
+	const struct order *mv = year_find_movement(&set);
+	json_t *d = year_deadline_data(r);
+	json_t *stored = r->io->year_events(r->io->ctx, r->c->year);
+	json_object_set_new(d, "events", year_events_for_mail(r->c, stored));
+	json_decref(stored);
+	json_object_set_new(d, "positions", year_positions_json(r->c));
+	json_object_set_new(d, "turn_number", json_integer((json_int_t)st->turn + 1));
+	json_object_set_new(d, "orders_in", json_boolean(mv != NULL));
+	char *pending_text = orders_format_pending(&set, r->c);
+	json_object_set_new(d, "pending_orders", json_string(pending_text));
+	json_object_set_new(d, "has_pending_orders", json_boolean(*pending_text != '\0'));
+	free(pending_text);
+	orders_set_free(&set);
+	year_mail(r, "your-turn", p, false, d, "%d: your turn, %s", r->c->year, pnation(r->c, p));
+	return true;
+}
+
+/* A siege round by `besieger` at `province`, announced in the turn report. */
+static void siege_round(struct year_run *r, int besieger, int province)
+{
+	bool captured = false;
+	struct rules_reason why;
+	if (rules_siege_round(r->c, besieger, province, NULL, r->dice, r->log, &captured, &why) !=
+	    RULES_OK)
+		year_refused(r, besieger, "siege", why.text);
+}
+
+static void permissions_given(struct year_run *r, int mover, bool *passage, bool *supply);
+
+/* Allies on call (rules 2.2, 2.3): a side's direct tributaries and its
+ * overlord, when they are not bound to the other side too (they may not
+ * attack it). Other players are called only when they agreed in advance
+ * (may_volunteer). */
+static bool ally_of(const struct campaign *c, int ally, int side, int enemy)
+{
+	if (!active(c, ally) || ally == side || ally == enemy)
+		return false;
+	if (!rules_tributary_related(c, ally, side))
+		return false;
+	return !rules_tributary_related(c, ally, enemy);
+}
+
+/* May `ally`, bound to neither side, be called for `side` against `enemy`
+ * as a player who agreed in advance (rules 1.4 Ally: any player may help)?
+ * Only if he has not moved or invaded this year: the Ally option excludes
+ * the others (one who already sent a contingent may send more). Whether
+ * he agreed is his standing CONTINGENT FOR (ally_answer); he is never
+ * asked. */
+static bool may_volunteer(const struct campaign *c, int ally, int side, int enemy)
+{
+	if (!active(c, ally) || ally == side || ally == enemy)
+		return false;
+	if (rules_tributary_related(c, ally, side) || rules_tributary_related(c, ally, enemy))
+		return false;
+	int option = c->players[ally].movement_option;
+	return option == OPTION_NONE || option == OPTION_ALLY;
+}
+
+/* The ally sends the contingent of its CONTINGENT FOR order to `side`'s
+ * field army: as its overlord's order when `side` is its overlord. */
+static void send_on_call(struct year_run *r, int ally, int side, const struct order *o)
+{
+	struct campaign *c = r->c;
+	const struct player *pl = &c->players[ally];
+	int *troops = xcalloc(pl->list.count + 1, sizeof *troops);
+	for (size_t i = 0; i < o->item_count; i++)
+		if (o->items[i].type >= 0 && (size_t)o->items[i].type < pl->list.count)
+			troops[o->items[i].type] += o->items[i].count;
+	size_t np = c->player_count;
+	bool *passage = xcalloc(np + 1, sizeof *passage);
+	bool *supply = xcalloc(np + 1, sizeof *supply);
+	permissions_given(r, ally, passage, supply);
+	struct contingent_order co = {.owner = ally, .to_player = side, .troops = troops,
+				      .on_storm = year_player_storm(r, ally), .force_passage = true,
+				      .passage = passage};
+	struct rules_reason why;
+	int index = NO_INDEX;
+	enum rules_status st =
+		c->players[ally].overlord == side
+			? rules_tributary_order_contingent(c, side, &co, r->dice, r->log, &index,
+							   &why)
+			: rules_contingent_send(c, &co, r->dice, r->log, &index, &why);
+	if (st != RULES_OK) {
+		char *text = orders_format_one(o, c, ally);
+		year_refused(r, ally, text, why.text);
+		free(text);
+	}
+	free(troops);
+	free(passage);
+	free(supply);
+}
+
+/* A player who agreed in advance to help `side` (o: his standing
+ * CONTINGENT FOR side, or NULL) sends that contingent, unless he agreed to
+ * help `enemy` too: he cannot take both sides, so he sends nothing and is
+ * told so once (when `tell`). */
+static void volunteer(struct year_run *r, int ally, int side, int enemy, bool tell,
+		      const struct order_set *set, const struct order *o)
+{
+	if (!o)
+		return;
+	const struct order *other;
+	if (year_ally_answer(set, enemy, &other) == 1) {
+		if (tell) {
+			char *text = orders_format_one(o, r->c, ally);
+			char *why = xasprintf("%s has a standing CONTINGENT FOR both sides of the "
+					      "battle between %s and %s: no contingent is sent",
+					      pkey(r->c, ally), pkey(r->c, side), pkey(r->c, enemy));
+			year_refused(r, ally, text, why);
+			free(why);
+			free(text);
+		}
+		return;
+	}
+	send_on_call(r, ally, side, o);
+}
+
+/* Before a battle: each side's allies answer by standing order at once;
+ * the others are asked (a decision with its deadline; silence: no
+ * contingent). Players who agreed in advance send their standing
+ * contingent and are never asked. The battle starts when all have
+ * answered. */
+static void call_allies(struct year_run *r, int attacker, int defender, int province,
+			int came_from)
+{
+	struct campaign *c = r->c;
+	json_t *asked = json_array(), *sides = json_object();
+	int side_of[2] = {attacker, defender};
+	for (int k = 0; k < 2; k++) {
+		int side = side_of[k], enemy = side_of[1 - k];
+		for (size_t a = 0; a < c->player_count; a++) {
+			bool tributary = ally_of(c, (int)a, side, enemy);
+			if (!tributary && !may_volunteer(c, (int)a, side, enemy))
+				continue;
+			struct order_set set;
+			year_load_orders(r, (int)a, &set);
+			const struct order *o;
+			int answer = year_ally_answer(&set, side, &o);
+			if (!tributary) {
+				volunteer(r, (int)a, side, enemy, k == 0, &set, answer == 1 ? o : NULL);
+				orders_set_free(&set);
+				continue;
+			}
+			if (answer == 1)
+				send_on_call(r, (int)a, side, o);
+			orders_set_free(&set);
+			if (answer >= 0 || json_object_get(sides, pkey(c, (int)a)))
+				continue;
+			json_array_append_new(asked, json_string(pkey(c, (int)a)));
+			json_object_set_new(sides, pkey(c, (int)a), json_string(pkey(c, side)));
+		}
+	}
+	if (!json_array_size(asked)) {
+		json_decref(asked);
+		json_decref(sides);
+		year_start_battle(r, attacker, defender, province, came_from);
+		return;
+	}
+	struct year_state *st = r->st;
+	json_decref(st->pending);
+	st->pending = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "kind", "allies",
+				"attacker", pkey(c, attacker), "defender", pkey(c, defender),
+				"province", prov_name(c, province), "came_from",
+				prov_name(c, came_from), "asked", asked, "for", sides);
+	st->step = YEAR_DECISION;
+	year_set_deadline_hours(r, c->settings.decision_deadline_hours);
+	size_t i;
+	json_t *v;
+	json_array_foreach(asked, i, v) {
+		int a = find_player(c, json_string_value(v));
+		int side = find_player(c, jstr(json_object_get(st->pending, "for"),
+					      json_string_value(v)));
+		int enemy = side == attacker ? defender : attacker;
+		event_emit(r->log, "decision_asked", RULE_CONTINGENT_MOVEMENT,
+			   "{s:s, s:s, s:s, s:s}", "asked", pkey(c, a), "question", "allies",
+			   "mover", pkey(c, side), "province", prov_name(c, province));
+		json_t *d = year_deadline_data(r);
+		json_object_update_new(d, json_pack("{s:b, s:s, s:s, s:s, s:s}", "is_allies", 1,
+						"ally", pkey(c, side), "ally_nation",
+						pnation(c, side), "enemy_nation", pnation(c, enemy),
+						"province", prov_name(c, province)));
+		year_mail(r, "decision", a, false, d, "%d: %s calls on you for a contingent", c->year,
+			  pnation(c, side));
+	}
+}
+
+/* The defender's answer, carried out; then battle or siege. Returns true if
+ * a battle now waits for its result. */
+static bool carry_out_defence(struct year_run *r, int attacker, int defender, int province,
+			      int came_from, enum order_choice choice, int retreat_to)
+{
+	struct campaign *c = r->c;
+	struct player *dp = &c->players[defender];
+	int path[MAX_PATH];
+	int stages = 0;
+	struct rules_reason why;
+	enum storm_choice storm = year_player_storm(r, defender);
+	struct defence_order d = {.player = defender, .province = province,
+				  .choice = DEFEND_SIEGE, .on_storm = storm,
+				  .force_passage = true};
+	if (choice == CHOICE_BATTLE) {
+		d.choice = DEFEND_BATTLE;
+		if (dp->location != province) {
+			stages = rules_shortest_path(c, defender, dp->location, province, path,
+						     MAX_PATH);
+			d.path = path;
+			d.stages = stages > 0 ? (size_t)stages : 0;
+		}
+	} else if (choice == CHOICE_RETREAT && retreat_to >= 0 && retreat_to != dp->location) {
+		stages = rules_shortest_path(c, defender, dp->location, retreat_to, path, MAX_PATH);
+		if (stages > 0) {
+			d.path = path;
+			d.stages = (size_t)stages;
+		}
+	}
+	if (rules_defend(c, &d, r->dice, r->log, &why) != RULES_OK) {
+		year_refused(r, defender, choice == CHOICE_BATTLE ? "IF INVADED BATTLE"
+							      : "IF INVADED RETREAT",
+			     why.text);
+		struct defence_order stay = {.player = defender, .province = province,
+					     .choice = DEFEND_SIEGE, .on_storm = storm};
+		if (rules_defend(c, &stay, r->dice, r->log, &why) != RULES_OK)
+			year_refused(r, defender, "IF INVADED SIEGE", why.text);
+	}
+	if (d.choice == DEFEND_BATTLE && dp->location == province &&
+	    c->players[attacker].location == province) {
+		call_allies(r, attacker, defender, province, came_from);
+		return true;
+	}
+	siege_round(r, attacker, province);
+	return false;
+}
+
+/* The invader stands in the province: neutral cities are besieged at once;
+ * a player is asked (or answers by standing order). Returns true if the turn
+ * now waits (decision or battle). */
+static bool invader_arrived(struct year_run *r, int attacker, int province, int came_from)
+{
+	struct campaign *c = r->c;
+	int owner = c->provinces[province].owner;
+	if (owner == NO_INDEX || !active(c, owner)) {
+		siege_round(r, attacker, province);
+		return false;
+	}
+	struct order_set set;
+	year_load_orders(r, owner, &set);
+	const struct order *o = year_if_invaded(&set, province);
+	if (o) {
+		enum order_choice ch = o->choice;
+		int to = o->retreat_to;
+		orders_set_free(&set);
+		return carry_out_defence(r, attacker, owner, province, came_from, ch, to);
+	}
+	orders_set_free(&set);
+	struct year_state *st = r->st;
+	json_decref(st->pending);
+	st->pending = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s]}", "kind", "defence", "attacker",
+				pkey(c, attacker), "defender", pkey(c, owner), "province",
+				prov_name(c, province), "came_from", prov_name(c, came_from),
+				"asked", pkey(c, owner));
+	st->step = YEAR_DECISION;
+	year_set_deadline_hours(r, c->settings.decision_deadline_hours);
+	event_emit(r->log, "decision_asked", RULE_DEFENDING, "{s:s, s:s, s:s, s:s}", "asked",
+		   pkey(c, owner), "question", "defence", "attacker", pkey(c, attacker),
+		   "province", prov_name(c, province));
+	json_t *d = year_deadline_data(r);
+	json_object_set_new(d, "is_defence", json_true());
+	json_object_set_new(d, "attacker_nation", json_string(pnation(c, attacker)));
+	json_object_set_new(d, "province", json_string(prov_name(c, province)));
+	json_object_set_new(d, "army_inside", json_boolean(c->players[owner].location == province));
+	json_object_set_new(d, "your_location", json_string(prov_name(c, c->players[owner].location)));
+	year_mail(r, "decision", owner, false, d, "%d: %s is invaded", c->year, prov_name(c, province));
+	return true;
+}
+
+/* The players a move must ask, by kind: who controls the hostile provinces
+ * it passes (or has a field army there) and, for a field army that will end
+ * out of its own supply, who controls the cities that could supply it. */
+static void permissions_needed(struct year_run *r, int mover, const struct order *o,
+			       json_t *passage, json_t *supply)
+{
+	struct campaign *c = r->c;
+	for (size_t i = 0; i < o->hostile_count; i++) {
+		int h = o->hostile[i];
+		int asked[2] = {c->provinces[h].owner, NO_INDEX};
+		for (size_t p = 0; p < c->player_count; p++)
+			if ((int)p != mover && active(c, (int)p) && c->players[p].location == h)
+				asked[1] = (int)p;
+		for (int k = 0; k < 2; k++) {
+			int q = asked[k];
+			if (q < 0 || q == mover || !active(c, q))
+				continue;
+			bool dup = false;
+			size_t j;
+			json_t *v;
+			json_array_foreach(passage, j, v)
+				dup |= strcmp(json_string_value(v), pkey(c, q)) == 0;
+			if (!dup)
+				json_array_append_new(passage, json_string(pkey(c, q)));
+		}
+	}
+	if (o->kind == ORDER_SEND_CONTINGENT)
+		return;
+	int dest = o->province;
+	int near[64];
+	size_t n = campaign_neighbours(c, dest, near, 63);
+	if (n > 63)
+		n = 63;
+	near[n++] = dest;
+	bool own = false;
+	for (size_t i = 0; i < n; i++) {
+		int route = campaign_route_between(c, dest, near[i]);
+		if (near[i] != dest && route >= 0 && c->routes[route].sea &&
+		    !c->settings.supply_across_sea)
+			continue;
+		own |= c->provinces[near[i]].owner == mover;
+	}
+	if (own)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		int route = campaign_route_between(c, dest, near[i]);
+		if (near[i] != dest && route >= 0 && c->routes[route].sea &&
+		    !c->settings.supply_across_sea)
+			continue;
+		int q = c->provinces[near[i]].owner;
+		if (q < 0 || q == mover || !active(c, q))
+			continue;
+		/* the invaded owner is not asked to feed the invader */
+		if (o->kind == ORDER_INVADE && q == c->provinces[dest].owner)
+			continue;
+		bool dup = false;
+		size_t j;
+		json_t *v;
+		json_array_foreach(supply, j, v)
+			dup |= strcmp(json_string_value(v), pkey(c, q)) == 0;
+		if (!dup)
+			json_array_append_new(supply, json_string(pkey(c, q)));
+	}
+}
+
+/* Passage and supply per player for the mover: what each one's standing
+ * orders say (silence = no). */
+static void permissions_given(struct year_run *r, int mover, bool *passage, bool *supply)
+{
+	for (size_t p = 0; p < r->c->player_count; p++) {
+		struct order_set set;
+		year_load_orders(r, (int)p, &set);
+		passage[p] = year_permission_of(&set, mover, false) == 1;
+		supply[p] = year_permission_of(&set, mover, true) == 1;
+		orders_set_free(&set);
+	}
+}
+
+static void order_path(const struct order *o, const int **path, size_t *stages)
+{
+	*stages = o->route_len > 0 ? o->route_len - 1 : 0;
+	*path = *stages ? o->route + 1 : NULL;
+}
+
+/* Carries out the mover's movement order (with passage and supply as the
+ * players gave them). Returns true if the turn waits (defence, battle). */
+static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
+{
+	struct campaign *c = r->c;
+	size_t np = c->player_count;
+	bool *passage = xcalloc(np + 1, sizeof *passage);
+	bool *supply = xcalloc(np + 1, sizeof *supply);
+	permissions_given(r, mover, passage, supply);
+	enum storm_choice storm = year_player_storm(r, mover);
+	char *text = orders_format_one(o, c, mover);
+	const int *path;
+	size_t stages;
+	order_path(o, &path, &stages);
+	struct rules_reason why;
+	struct move_outcome out;
+	bool waits = false;
+	memset(&out, 0, sizeof out);
+	event_emit(r->log, "turn_order", RULE_GAME_YEAR, "{s:s, s:s}", "player", pkey(c, mover),
+		   "order", text ? text : "NO MOVE");
+	/* A contingent sent on call during another player's turn is easily
+	 * forgotten: name the option taken rather than the rules' bare refusal. */
+	if ((o->kind == ORDER_MOVE || o->kind == ORDER_INVADE) &&
+	    c->players[mover].movement_option == OPTION_ALLY) {
+		char *reason = xasprintf("%s has already taken the Ally movement option this "
+					 "year (a contingent was sent): no INVADE or MOVE until "
+					 "next year", pkey(c, mover));
+		year_refused(r, mover, text, reason);
+		free(reason);
+		free(text);
+		free(passage);
+		free(supply);
+		return false;
+	}
+	switch (o->kind) {
+	case ORDER_MOVE: {
+		struct move_order m = {.player = mover, .contingent = NO_INDEX,
+				       .kind = MOVE_FRIENDLY, .path = path, .stages = stages,
+				       .on_storm = storm, .force_passage = true,
+				       .passage = passage};
+		if (rules_field_move(c, &m, r->dice, r->log, &out, &why) != RULES_OK)
+			year_refused(r, mover, text, why.text);
+		else
+			rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice,
+					   r->log);
+		break;
+	}
+	case ORDER_INVADE: {
+		struct invasion_order inv = {.player = mover, .target = o->province, .path = path,
+					     .stages = stages, .on_storm = storm,
+					     .force_passage = true, .passage = passage};
+		bool arrived = false;
+		int came_from = stages >= 2 ? path[stages - 2]
+			       : o->route_len ? o->route[0] : NO_INDEX;
+		if (stages == 0)
+			came_from = NO_INDEX;
+		if (rules_invade(c, &inv, r->dice, r->log, &out, &arrived, &why) != RULES_OK) {
+			year_refused(r, mover, text, why.text);
+			break;
+		}
+		rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice, r->log);
+		if (arrived && c->players[mover].location == o->province)
+			waits = invader_arrived(r, mover, o->province, came_from);
+		break;
+	}
+	case ORDER_SEND_CONTINGENT: {
+		const struct player *pl = &c->players[mover];
+		int *troops = xcalloc(pl->list.count + 1, sizeof *troops);
+		for (size_t i = 0; i < o->item_count; i++)
+			if (o->items[i].type >= 0 && (size_t)o->items[i].type < pl->list.count)
+				troops[o->items[i].type] += o->items[i].count;
+		struct contingent_order co = {.owner = mover, .to_player = o->target,
+					      .troops = troops, .path = path, .stages = stages,
+					      .on_storm = storm, .force_passage = true,
+					      .passage = passage};
+		int index = NO_INDEX;
+		if (rules_contingent_send(c, &co, r->dice, r->log, &index, &why) != RULES_OK)
+			year_refused(r, mover, text, why.text);
+		free(troops);
+		break;
+	}
+	default:
+		event_emit(r->log, "no_move", RULE_GAME_YEAR, "{s:s}", "player", pkey(c, mover));
+		break;
+	}
+	free(text);
+	free(passage);
+	free(supply);
+	return waits;
+}
+
+/* The turn's movement order is known: ask permissions first if needed.
+ * Returns true when the turn is over. */
+static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
+{
+	struct campaign *c = r->c;
+	if (o && o->kind != ORDER_NO_MOVE) {
+		json_t *passage = json_array(), *supply = json_array();
+		permissions_needed(r, mover, o, passage, supply);
+		json_t *asked = json_array();
+		size_t i;
+		json_t *v;
+		for (int pass = 0; pass < 2; pass++) {
+			json_array_foreach(pass ? supply : passage, i, v) {
+				int q = find_player(c, json_string_value(v));
+				struct order_set set;
+				year_load_orders(r, q, &set);
+				bool known = year_permission_of(&set, mover, pass == 1) >= 0;
+				orders_set_free(&set);
+				bool dup = false;
+				size_t j;
+				json_t *w;
+				json_array_foreach(asked, j, w)
+					dup |= json_equal(w, v);
+				if (!known && !dup)
+					json_array_append(asked, v);
+			}
+		}
+		if (json_array_size(asked)) {
+			char *text = orders_format_one(o, c, mover);
+			struct year_state *st = r->st;
+			json_decref(st->pending);
+			st->pending = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "kind", "permission",
+						"mover", pkey(c, mover), "order", text, "passage",
+						passage, "supply", supply, "asked", asked);
+			st->step = YEAR_DECISION;
+			year_set_deadline_hours(r, c->settings.decision_deadline_hours);
+			json_array_foreach(asked, i, v) {
+				int q = find_player(c, json_string_value(v));
+				bool need_pass = false, need_supply = false;
+				size_t j;
+				json_t *w;
+				json_array_foreach(passage, j, w)
+					need_pass |= json_equal(w, v);
+				json_array_foreach(supply, j, w)
+					need_supply |= json_equal(w, v);
+				event_emit(r->log, "decision_asked", RULE_HOSTILE_PROVINCES,
+					   "{s:s, s:s, s:s, s:s}", "asked", pkey(c, q), "question",
+					   need_pass && need_supply ? "passage and supply"
+					   : need_pass ? "passage" : "supply",
+					   "mover", pkey(c, mover), "order", text);
+				json_t *d = year_deadline_data(r);
+				json_object_set_new(d, "is_permission", json_true());
+				json_object_set_new(d, "mover", json_string(pkey(c, mover)));
+				json_object_set_new(d, "mover_nation", json_string(pnation(c, mover)));
+				json_object_set_new(d, "order", json_string(text));
+				json_object_set_new(d, "ask_passage", json_boolean(need_pass));
+				json_object_set_new(d, "ask_supply", json_boolean(need_supply));
+				year_mail(r, "decision", q, false, d, "%d: %s asks your permission", c->year,
+					  pnation(c, mover));
+			}
+			free(text);
+			return false;
+		}
+		json_decref(passage);
+		json_decref(supply);
+		json_decref(asked);
+	}
+	struct order none = {.kind = ORDER_NO_MOVE, .status = ORDER_OK};
+	return !carry_out_move(r, mover, o ? o : &none);
+}
+
+bool year_resolve_decision(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	json_t *pd = json_incref(r->st->pending);
+	const char *kind = jstr(pd, "kind");
+	bool waits = false;
+	if (kind && strcmp(kind, "allies") == 0) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(json_object_get(pd, "asked"), i, v) {
+			int a = find_player(c, json_string_value(v));
+			int side = find_player(c, jstr(json_object_get(pd, "for"),
+						      json_string_value(v)));
+			struct order_set set;
+			year_load_orders(r, a, &set);
+			const struct order *o;
+			int answer = active(c, a) ? year_ally_answer(&set, side, &o) : 0;
+			event_emit(r->log, "decision", RULE_CONTINGENT_MOVEMENT,
+				   "{s:s, s:s, s:s, s:b}", "asked", pkey(c, a), "question", "allies",
+				   "answer", answer == 1 ? "contingent" : "none", "by_default",
+				   answer < 0);
+			if (answer == 1)
+				send_on_call(r, a, side, o);
+			orders_set_free(&set);
+		}
+		int attacker = find_player(c, jstr(pd, "attacker"));
+		int defender = find_player(c, jstr(pd, "defender"));
+		year_start_battle(r, attacker, defender, find_province(c, jstr(pd, "province")),
+				  find_province(c, jstr(pd, "came_from")));
+		waits = true;
+	} else if (kind && strcmp(kind, "defence") == 0) {
+		int attacker = find_player(c, jstr(pd, "attacker"));
+		int defender = find_player(c, jstr(pd, "defender"));
+		int province = find_province(c, jstr(pd, "province"));
+		int came_from = find_province(c, jstr(pd, "came_from"));
+		struct order_set set;
+		year_load_orders(r, defender, &set);
+		const struct order *o = year_if_invaded(&set, province);
+		enum order_choice ch = o ? o->choice : CHOICE_SIEGE;
+		int to = o ? o->retreat_to : NO_INDEX;
+		event_emit(r->log, "decision", RULE_DEFENDING, "{s:s, s:s, s:s, s:b}", "asked",
+			   pkey(c, defender), "question", "defence", "answer",
+			   ch == CHOICE_BATTLE ? "battle" : ch == CHOICE_RETREAT ? "retreat" : "siege",
+			   "by_default", o == NULL);
+		orders_set_free(&set);
+		waits = carry_out_defence(r, attacker, defender, province, came_from, ch, to);
+	} else {
+		int mover = find_player(c, jstr(pd, "mover"));
+		size_t i;
+		json_t *v;
+		json_array_foreach(json_object_get(pd, "asked"), i, v) {
+			int q = find_player(c, json_string_value(v));
+			struct order_set set;
+			year_load_orders(r, q, &set);
+			int pass = year_permission_of(&set, mover, false);
+			int sup = year_permission_of(&set, mover, true);
+			orders_set_free(&set);
+			event_emit(r->log, "decision", RULE_HOSTILE_PROVINCES,
+				   "{s:s, s:s, s:s, s:s, s:b}", "asked", pkey(c, q), "question",
+				   "permission", "passage", pass == 1 ? "allowed" : "denied", "supply",
+				   sup == 1 ? "allowed" : "denied", "by_default", pass < 0 && sup < 0);
+		}
+		struct order_set set;
+		orders_parse(jstr(pd, "order"), c, mover, &set);
+		const struct order *o = year_find_movement(&set);
+		struct order none = {.kind = ORDER_NO_MOVE, .status = ORDER_OK};
+		if (!o)
+			year_refused(r, mover, jstr(pd, "order"),
+				     "the order no longer fits the map (the army moved): no move");
+		waits = carry_out_move(r, mover, o ? o : &none);
+		orders_set_free(&set);
+	}
+	json_decref(pd);
+	return !waits;
+}
+
+bool year_resolve_turn_now(struct year_run *r)
+{
+	struct year_state *st = r->st;
+	int p = st->sequence[st->turn];
+	struct order_set set;
+	year_load_orders(r, p, &set);
+	orders_validate(&set, r->c, p);
+	const struct order *o = year_find_movement(&set);
+	/* an order that was right when sent may no longer be (a tributary
+	 * relation made since, a province lost): say why it is not obeyed */
+	for (size_t i = 0; i < set.count && !o; i++)
+		if (set.orders[i].status == ORDER_ERROR && year_is_movement(set.orders[i].kind))
+			year_refused(r, p, set.orders[i].text,
+				     set.orders[i].error ? set.orders[i].error : "not valid now");
+	if (!o)
+		event_emit(r->log, "default_applied", RULE_GAME_YEAR, "{s:s, s:s}", "player",
+			   pkey(r->c, p), "default", "NO MOVE");
+	bool over = resolve_turn(r, p, o);
+	orders_set_free(&set);
+	return over;
+}

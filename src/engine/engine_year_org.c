@@ -1,0 +1,502 @@
+/* The organiser's actions on the year (campaignctl and ORGANISER mail):
+ * deadlines, pause, process, preview, comments, undo, battle results,
+ * players replaced or removed, invitations; and the status. */
+#include "config.h"
+
+#include "engine/engine.h"
+#include "engine/engine_p.h"
+#include "engine/engine_year_p.h"
+#include "model/campaign_json.h"
+#include "text/map_svg.h"
+#include "dbm/rules.h"
+#include "text/templates.h"
+#include "base/timefmt.h"
+#include "dbm/year.h"
+
+#include <inttypes.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- organiser actions */
+
+/* A password like campaignctl init's: 16 Crockford base32 symbols. */
+static void generate_password(char out[20])
+{
+	static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+	size_t n = 0;
+	for (int i = 0; i < 16; i++) {
+		if (i && i % 4 == 0)
+			out[n++] = '-';
+		out[n++] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+	}
+	out[n] = '\0';
+}
+
+/* Restores the snapshot: campaign, year state, dice; drops what came after. */
+static int rewind_to(struct engine *e, const struct store_snapshot *snap, size_t *dropped,
+		     char **errstr)
+{
+	json_error_t jerr;
+	json_t *doc = json_loads(snap->campaign, 0, &jerr);
+	struct campaign *c = doc ? campaign_from_json(doc, errstr) : NULL;
+	json_decref(doc);
+	if (!c) {
+		if (!doc)
+			*errstr = xasprintf("the snapshot is not JSON: %s", jerr.text);
+		return -1;
+	}
+	int rc = -1;
+	struct store_dice_year row;
+	if (store_save_state(e->store, c, errstr) != STORE_OK ||
+	    store_year_state_set(e->store, snap->year_state ? snap->year_state : "{}", snap->taken_at,
+				 errstr) != STORE_OK)
+		goto done;
+	if (store_dice_year_get(e->store, snap->dice_year, &row, NULL) == STORE_OK) {
+		row.counter = snap->dice_counter;
+		if (store_dice_year_put(e->store, &row, errstr) != STORE_OK)
+			goto done;
+	}
+	if (store_snapshot_rewind(e->store, snap, dropped, errstr) != STORE_OK)
+		goto done;
+	rc = 0;
+done:
+	campaign_free(c);
+	return rc;
+}
+
+static char *battle_lines_text(const struct order_set *set, const struct campaign *c)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->kind < ORDER_BATTLE_AT ||
+		    o->kind > ORDER_BATTLE_GENERAL_KILLED)
+			continue;
+		char *line = orders_format_one(o, c, -1);
+		if (line)
+			strbuf_printf(&sb, "%s\n", line);
+		free(line);
+	}
+	return strbuf_take(&sb);
+}
+
+static int invite(struct yctx *y, struct strbuf *out)
+{
+	struct campaign *c = y->c;
+	char *map = map_svg(c, NULL);
+	struct mail_attachment att = {"map.svg", "image/svg+xml", (const unsigned char *)map,
+				      strlen(map)};
+	int rc = 0;
+	for (size_t p = 0; p < c->player_count && rc == 0; p++) {
+		const struct player *pl = &c->players[p];
+		if (pl->status != PLAYER_ACTIVE || !pl->email || !*pl->email)
+			continue;
+		char password[20], *err = NULL;
+		generate_password(password);
+		if (store_set_password(y->e->store, pl->key, password, &err) != STORE_OK) {
+			set_err(y, err);
+			rc = -1;
+			break;
+		}
+		json_t *d = yctx_base_data(y, (int)p);
+		json_object_set_new(d, "password", json_string(password));
+		char *help = templates_render(y->e->templates, "help", d, &err);
+		free(err);
+		err = NULL;
+		json_object_set_new(d, "help_text", json_string(help ? help : ""));
+		free(help);
+		json_object_set_new(d, "organiser_email",
+				    json_string(c->organiser_email ? c->organiser_email : ""));
+		char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, c->year);
+		char *subject = xasprintf("%s: your invitation and password",
+					  c->name ? c->name : "The campaign");
+		struct reply r = {pl->email, pl->name, subject, "invite", d, NULL, token,
+				  MAIL_AUTO_GENERATED, &att, 1, NULL};
+		if (engine_queue_mail(y->e, &r, c->name, y->now, NULL, &err) != 0) {
+			set_err(y, err);
+			rc = -1;
+		}
+		sodium_memzero(password, sizeof password);
+		json_object_del(d, "password");
+		json_decref(d);
+		free(token);
+		free(subject);
+		strbuf_printf(out, "invited %s <%s>\n", pl->key, pl->email);
+	}
+	free(map);
+	return rc;
+}
+
+static void preview_report(struct yctx *y, struct strbuf *out)
+{
+	yctx_flush(y);
+	strbuf_puts(out, "PREVIEW (nothing was changed; the dice are throwaway ones, not the "
+			 "campaign's)\n");
+	for (size_t i = 0; i < y->log.count; i++) {
+		const json_t *ev = y->log.events[i];
+		const char *kind = json_string_value(json_object_get(ev, "kind"));
+		json_t *copy = json_deep_copy(ev);
+		json_object_del(copy, "kind");
+		json_object_del(copy, "year");
+		json_object_del(copy, "phase");
+		json_object_del(copy, "rule");
+		char *text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+		strbuf_printf(out, "event %s %s\n", kind ? kind : "?", text ? text : "");
+		free(text);
+		json_decref(copy);
+	}
+	strbuf_puts(out, y->preview.data ? y->preview.data : "");
+}
+
+struct action_arg {
+	const struct engine_action_request *req;
+	int64_t now;
+};
+
+static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
+{
+	const struct engine_action_request *req = ((struct action_arg *)arg)->req;
+	int64_t now = ((struct action_arg *)arg)->now;
+	struct yctx y;
+	struct strbuf out = {0};
+	char why[WHY_MAX] = "";
+	char *detail = NULL;
+	int rc = -1;
+	struct store_snapshot snap = {0};
+	struct order_set set;
+	orders_set_init(&set);
+	memset(&y, 0, sizeof y);
+
+	/* undo and corrections first go back to a snapshot */
+	if (req->action == ENGINE_ACT_UNDO) {
+		int st = store_snapshot_latest(e->store, NULL, &snap, errstr);
+		if (st == STORE_NOTFOUND) {
+			free(*errstr);
+			*errstr = NULL;
+			*report = xstrdup("there is no step to undo");
+			rc = 1;
+			goto done;
+		}
+		size_t dropped = 0;
+		if (st != STORE_OK || rewind_to(e, &snap, &dropped, errstr) != 0)
+			goto done;
+		detail = xasprintf("the step %s was undone (%zu unsent mail%s dropped); the "
+				   "campaign is paused until the organiser resumes it",
+				   snap.step, dropped, dropped == 1 ? "" : "s");
+	}
+	if (yctx_open(&y, e, now, req->action == ENGINE_ACT_PREVIEW, errstr) != 0)
+		goto done;
+	struct campaign *c = y.c;
+	bool idle = y.st.step == YEAR_IDLE;
+	switch (req->action) {
+	case ENGINE_ACT_DEADLINE: {
+		if (year_set_deadline(&y.run, req->seconds, req->relative, why, sizeof why) != 0)
+			break;
+		char when[64];
+		detail = y.st.paused
+				 ? xasprintf("%" PRId64 " h left on the clock when the campaign resumes",
+					     y.st.paused_left / 3600)
+				 : xasprintf("the deadline is now %s",
+					     timefmt_local(y.st.deadline, c->timezone, when,
+							   sizeof when));
+		yctx_announce(&y, "deadline", detail);
+		break;
+	}
+	case ENGINE_ACT_PAUSE:
+		if (year_pause(&y.run, why, sizeof why) == 0)
+			yctx_announce(&y, "pause", "the campaign's clock is stopped: no deadline passes "
+						   "until it resumes (orders are still read)");
+		break;
+	case ENGINE_ACT_RESUME: {
+		char when[64];
+		if (year_resume(&y.run, why, sizeof why) != 0)
+			break;
+		detail = y.st.deadline ? xasprintf("the clock runs again; the deadline is %s",
+						   timefmt_local(y.st.deadline, c->timezone, when,
+								 sizeof when))
+				       : xstrdup("the clock runs again");
+		yctx_announce(&y, "resume", detail);
+		break;
+	}
+	case ENGINE_ACT_PROCESS: {
+		char name[256];
+		year_step_name(&y.st, c, name, sizeof name);
+		if (year_process(&y.run, req->arg, why, sizeof why) == 0) {
+			detail = xasprintf("the step %s was processed before its deadline", name);
+			yctx_announce(&y, "process", detail);
+		}
+		break;
+	}
+	case ENGINE_ACT_PREVIEW: {
+		char name[256];
+		year_step_name(&y.st, c, name, sizeof name);
+		y.st.paused = false;
+		if (idle) {
+			year_start(&y.run, why, sizeof why);
+		} else if (year_process(&y.run, name, why, sizeof why) != 0) {
+			break;
+		}
+		preview_report(&y, &out);
+		why[0] = '\0';
+		break;
+	}
+	case ENGINE_ACT_COMMENT: {
+		int count = 0;
+		if (!req->arg || !*req->arg) {
+			snprintf(why, sizeof why, "a comment needs a text");
+			break;
+		}
+		if (store_event_count(e->store, c->year, &count, errstr) != STORE_OK ||
+		    yctx_flush(&y) != 0)
+			goto done;
+		count += (int)(y.log.count - y.stored);
+		if (store_comment_add(e->store, c->year, count, req->arg, now, errstr) != STORE_OK)
+			goto done;
+		yctx_announce(&y, "comment", req->arg);
+		break;
+	}
+	case ENGINE_ACT_UNDO:
+		year_pause(&y.run, why, sizeof why);
+		why[0] = '\0';
+		yctx_announce(&y, "undo", detail);
+		break;
+	case ENGINE_ACT_BATTLE_RESULT: {
+		if (!req->arg) {
+			snprintf(why, sizeof why, "the result lines are missing");
+			break;
+		}
+		orders_parse(req->arg, c, -1, &set);
+		if (set.errors || !year_set_has_battle_lines(&set)) {
+			snprintf(why, sizeof why, "%s",
+				 set.errors ? "the result has lines in error" : "no BATTLE AT lines");
+			for (size_t i = 0; i < set.count; i++)
+				if (set.orders[i].status == ORDER_ERROR)
+					strbuf_printf(&out, "line %d: %s: %s\n", set.orders[i].line,
+						      set.orders[i].text ? set.orders[i].text : "",
+						      set.orders[i].error ? set.orders[i].error : "");
+			break;
+		}
+		int province = NO_INDEX;
+		for (size_t i = 0; i < set.count; i++)
+			if (set.orders[i].kind == ORDER_BATTLE_AT)
+				province = set.orders[i].province;
+		const char *pending_prov =
+			json_string_value(json_object_get(y.st.pending, "province"));
+		bool current = y.st.step == YEAR_BATTLE && pending_prov &&
+			       campaign_find_province(c, pending_prov) == province;
+		if (!current) {
+			/* a correction: back to before the battle's consequences */
+			char *step = xasprintf("battle-%s", c->provinces[province].name);
+			store_snapshot_free(&snap);
+			int st = store_snapshot_latest(e->store, step, &snap, errstr);
+			free(step);
+			if (st == STORE_NOTFOUND) {
+				free(*errstr);
+				*errstr = NULL;
+				snprintf(why, sizeof why, "no battle at %s to decide or correct",
+					 c->provinces[province].name);
+				break;
+			}
+			size_t dropped = 0;
+			if (st != STORE_OK || rewind_to(e, &snap, &dropped, errstr) != 0)
+				goto done;
+			yctx_free(&y);
+			orders_set_free(&set);
+			if (yctx_open(&y, e, now, false, errstr) != 0)
+				goto done;
+			c = y.c;
+			orders_parse(req->arg, c, -1, &set);
+		}
+		char *lines = battle_lines_text(&set, c);
+		if (year_battle_report(&y.run, NO_INDEX, true, &set, why, sizeof why) == 0) {
+			detail = xasprintf("%s the result of the battle at %s:\n%s",
+					   current ? "decided" : "corrected",
+					   c->provinces[province].name, lines);
+			yctx_announce(&y, "battle-result", detail);
+		}
+		free(lines);
+		break;
+	}
+	case ENGINE_ACT_REPLACE_PLAYER:
+	case ENGINE_ACT_REMOVE_PLAYER: {
+		int p = req->arg ? campaign_find_player(c, req->arg) : NO_INDEX;
+		bool replace = req->action == ENGINE_ACT_REPLACE_PLAYER;
+		struct rules_reason rwhy;
+		if (p < 0) {
+			snprintf(why, sizeof why, "no player \"%s\"", req->arg ? req->arg : "");
+			break;
+		}
+		if (replace && (!req->email || !strchr(req->email, '@'))) {
+			snprintf(why, sizeof why, "the replacement needs a mail address");
+			break;
+		}
+		/* a step of its own, so that undo takes back exactly this */
+		char *step = xasprintf("%s-%s", replace ? "replace-player" : "remove-player",
+				       c->players[p].key);
+		yctx_checkpoint(&y, step);
+		free(step);
+		if (rules_player_leaves(c, p, replace, &y.log, &rwhy) != RULES_OK) {
+			snprintf(why, sizeof why, "%s", rwhy.text);
+			break;
+		}
+		if (replace) {
+			char password[20];
+			generate_password(password);
+			if (store_player_set_contact(e->store, c->players[p].key, req->name,
+						     req->email, errstr) != STORE_OK ||
+			    store_set_password(e->store, c->players[p].key, password, errstr) !=
+				    STORE_OK)
+				goto done;
+			free(c->players[p].name);
+			free(c->players[p].email);
+			c->players[p].name = req->name ? xstrdup(req->name) : NULL;
+			c->players[p].email = xstrdup(req->email);
+			strbuf_printf(&out, "%s is now played by %s <%s>; new password: %s\n",
+				      c->players[p].key, req->name ? req->name : "", req->email,
+				      password);
+			sodium_memzero(password, sizeof password);
+			detail = xasprintf("%s is now played by %s", c->players[p].nation
+				? c->players[p].nation : c->players[p].key,
+				req->name ? req->name : req->email);
+		} else {
+			detail = xasprintf("%s has left the campaign: its provinces are neutral",
+					   c->players[p].nation ? c->players[p].nation
+								: c->players[p].key);
+		}
+		yctx_announce(&y, replace ? "replace-player" : "remove-player", detail);
+		year_advance(&y.run);
+		break;
+	}
+	case ENGINE_ACT_INVITE:
+		if (invite(&y, &out) != 0)
+			goto done;
+		yctx_announce(&y, "invite", "every player was sent a new password, the rules summary "
+					    "and the orders reference");
+		break;
+	}
+	if (why[0]) {
+		strbuf_printf(&out, "refused: %s\n", why);
+		*report = strbuf_take(&out);
+		rc = 1;
+		goto done;
+	}
+	if (yctx_save(&y, errstr) != 0)
+		goto done;
+	if (req->action != ENGINE_ACT_PREVIEW) {
+		if (detail)
+			strbuf_printf(&out, "%s\n", detail);
+		char *st = yctx_status_text(&y);
+		strbuf_puts(&out, st);
+		free(st);
+	}
+	*report = strbuf_take(&out);
+	rc = 0;
+done:
+	free(detail);
+	strbuf_free(&out);
+	orders_set_free(&set);
+	store_snapshot_free(&snap);
+	yctx_free(&y);
+	return rc;
+}
+
+int engine_action(struct engine *e, const struct engine_action_request *req, int64_t now,
+		  char **report, char **errstr)
+{
+	struct action_arg a = {req, now};
+	*report = NULL;
+	return engine_year_transaction(e, action_fn, &a, report, errstr);
+}
+
+static int status_fn(struct engine *e, void *arg, char **report, char **errstr)
+{
+	struct yctx y;
+	int rc = -1;
+	if (yctx_open(&y, e, *(int64_t *)arg, true, errstr) == 0) {
+		*report = yctx_status_text(&y);
+		rc = 0;
+	}
+	yctx_free(&y);
+	return rc == 0 ? 1 : -1; /* never commit: nothing to write */
+}
+
+int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr)
+{
+	*text = NULL;
+	int rc = engine_year_transaction(e, status_fn, &now, text, errstr);
+	return rc == 1 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- from mail */
+
+int engine_year_organiser_mail(struct engine *e, const struct order_set *set, int64_t now,
+			       char **report, char **errstr)
+{
+	struct strbuf out = {0};
+	strbuf_puts(&out, "");
+	*report = NULL;
+	bool battle_done = false;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		struct engine_action_request req = {0};
+		char *text = NULL;
+		if (o->status == ORDER_ERROR) {
+			strbuf_printf(&out, "line %d: %s\n  ERROR: %s\n", o->line,
+				      o->text ? o->text : "", o->error ? o->error : "");
+			continue;
+		}
+		switch (o->kind) {
+		case ORDER_ORG_EXTEND:
+			req.action = ENGINE_ACT_DEADLINE;
+			req.seconds = (int64_t)o->count * 3600;
+			req.relative = true;
+			break;
+		case ORDER_ORG_PAUSE: req.action = ENGINE_ACT_PAUSE; break;
+		case ORDER_ORG_RESUME: req.action = ENGINE_ACT_RESUME; break;
+		case ORDER_ORG_PROCESS:
+			req.action = ENGINE_ACT_PROCESS;
+			req.arg = o->arg;
+			break;
+		case ORDER_ORG_PREVIEW: req.action = ENGINE_ACT_PREVIEW; break;
+		case ORDER_ORG_COMMENT:
+			req.action = ENGINE_ACT_COMMENT;
+			req.arg = o->arg;
+			break;
+		case ORDER_BATTLE_AT:
+			if (battle_done)
+				continue;
+			battle_done = true;
+			req.action = ENGINE_ACT_BATTLE_RESULT;
+			break;
+		default:
+			continue;
+		}
+		struct campaign *c = NULL;
+		if (req.action == ENGINE_ACT_BATTLE_RESULT) {
+			if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+				goto fail;
+			text = battle_lines_text(set, c);
+			campaign_free(c);
+			req.arg = text;
+		}
+		char *line = o->understood ? o->understood : o->text;
+		char *r = NULL;
+		struct action_arg a = {&req, now};
+		int rc = action_fn(e, &a, &r, errstr);
+		free(text);
+		if (rc < 0) {
+			free(r);
+			goto fail;
+		}
+		strbuf_printf(&out, "> %s\n%s\n", line ? line : "", r ? r : "");
+		free(r);
+	}
+	*report = strbuf_take(&out);
+	return 0;
+fail:
+	strbuf_free(&out);
+	return -1;
+}

@@ -1,0 +1,90 @@
+/* Private to the engine's year files (engine_year*.c): the context of one
+ * use of the year's state machine, opened and saved inside a transaction.
+ * Calls go engine.c -> engine_year_org.c, engine_year_clock.c ->
+ * engine_year.c -> engine_year_mail.c -> outbox.c. Not a contract for
+ * anyone else. */
+#ifndef CAMPAIGN_ENGINE_YEAR_P_H
+#define CAMPAIGN_ENGINE_YEAR_P_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/util.h"
+#include "dbm/year.h"
+#include "engine/engine_p.h"
+#include "model/dice.h"
+#include "model/event.h"
+#include "model/model.h"
+#include "store/store.h"
+
+#define KV_MASTER_SEED "dice-master-seed"
+#define KV_LAST_RUN "daemon-last-run"
+#define KV_MAIL_SEQ "year-mail-seq"
+#define WHY_MAX 512
+
+struct overlay {
+	int player, year, phase;
+	char *text;
+};
+
+/* One use of the state machine. */
+struct yctx {
+	struct engine *e;
+	struct campaign *c;
+	struct year_state st;
+	struct dice_hmac dice;
+	struct store_dice_year dy; /* the row of the dice in use */
+	bool have_dice;
+	struct event_log log;
+	size_t stored;             /* log events already in the store */
+	struct year_io io;
+	struct year_run run;
+	size_t mails_done;         /* mail requests already queued */
+	int64_t now;
+	char *err;                 /* the first failure met in a callback */
+	bool dry;                  /* a preview: writes nothing */
+	unsigned long mail_seq;
+	char tag[17];              /* names the campaign in Message-IDs */
+	struct overlay *overlay;   /* dry: orders carried over, in memory */
+	size_t n_overlay, cap_overlay;
+	struct strbuf preview;     /* dry: the mail it would send */
+};
+
+/* Keeps the first failure met (allocated `err`, or NULL for "failed"). */
+static inline void set_err(struct yctx *y, char *err)
+{
+	if (!y->err)
+		y->err = err ? err : xstrdup("failed");
+	else
+		free(err);
+}
+
+/* engine_year.c: the context. */
+/* Inside a transaction: the campaign, the year state and the dice. A
+ * preview (`dry`) writes nothing and throws its own dice. */
+int yctx_open(struct yctx *y, struct engine *e, int64_t now, bool dry, char **errstr);
+/* Stores everything: events, mail, the campaign, the year, the dice. */
+int yctx_save(struct yctx *y, char **errstr);
+void yctx_free(struct yctx *y);
+/* The year's checkpoint: a snapshot of the state before the step `step`. */
+void yctx_checkpoint(void *ctx, const char *step);
+/* Logs and announces an organiser action to every player. */
+void yctx_announce(struct yctx *y, const char *action, const char *detail);
+/* The year's step, deadline and who is awaited, for the organiser. */
+char *yctx_status_text(struct yctx *y);
+/* Runs fn in a write transaction. fn returns 0 (commit), 1 (refused: roll
+ * back, *report says why) or -1 (error). */
+int engine_year_transaction(struct engine *e,
+			    int (*fn)(struct engine *, void *, char **, char **), void *arg,
+			    char **report, char **errstr);
+
+/* engine_year_mail.c: the mail out. */
+/* The fields every mail of the campaign has, for `player` (NO_INDEX: the
+ * organiser). New reference. */
+json_t *yctx_base_data(struct yctx *y, int player);
+/* Stores the new events and queues the new mail requests. Returns 0, or -1
+ * once a failure was met (y->err). */
+int yctx_flush(struct yctx *y);
+
+#endif
