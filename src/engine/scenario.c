@@ -80,7 +80,7 @@ static void parse_header(struct parser *p, char *inside, int line)
 			phase = PHASE_RECRUITMENT;
 		if (end == sp || errno || year < 1 || year > 99999 || phase < 0) {
 			scenario_error_at(p->diags, file, line,
-				 "write [year N campaign] or [year N recruitment], e.g. [year 1450 campaign]");
+					  "write [year N campaign] or [year N recruitment], e.g. [year 1450 campaign]");
 			p->phase = NULL;
 			return;
 		}
@@ -104,12 +104,12 @@ static void parse_header(struct parser *p, char *inside, int line)
 	}
 	if (!p->phase) {
 		scenario_error_at(p->diags, file, line,
-			 "[%s] must follow a [year N campaign] or [year N recruitment] header", inside);
+				  "[%s] must follow a [year N campaign] or [year N recruitment] header", inside);
 		return;
 	}
 	if (battle && p->phase->phase != PHASE_CAMPAIGN) {
 		scenario_error_at(p->diags, file, line, "battles are fought in the campaign phase: put [%s] "
-			 "after [year %d campaign]", inside, p->phase->year);
+				  "after [year %d campaign]", inside, p->phase->year);
 		return;
 	}
 	struct scenario_phase *ph = p->phase;
@@ -168,7 +168,7 @@ static void parse_dice(struct parser *p, const char *v, int line)
 			s->dice[s->dice_count++] = *at - '0';
 		} else {
 			scenario_error_at(p->diags, s->filename, line, "\"%.*s\" is not a die: dice are 1 to 6",
-				 (int)(e - at), at);
+					  (int)(e - at), at);
 		}
 		at = e;
 	}
@@ -184,8 +184,8 @@ static void parse_key(struct parser *p, char *text, int line)
 	char *eq = strchr(text, '=');
 	if (!eq) {
 		scenario_error_at(p->diags, s->filename, line,
-			 p->phase ? "expected \"sequence = player, ...\" or a [player] section"
-				  : "expected \"key = value\" (campaign, dice or seed) before the first [year] section");
+				  p->phase ? "expected \"sequence = player, ...\" or a [player] section"
+					   : "expected \"key = value\" (campaign, dice or seed) before the first [year] section");
 		return;
 	}
 	*eq = '\0';
@@ -193,17 +193,17 @@ static void parse_key(struct parser *p, char *text, int line)
 	if (p->phase) {
 		if (strcasecmp(key, "sequence") != 0) {
 			scenario_error_at(p->diags, s->filename, line, "unknown key \"%s\" in a [year] section "
-				 "(only \"sequence\")", key);
+					  "(only \"sequence\")", key);
 			return;
 		}
 		if (p->phase->phase != PHASE_CAMPAIGN) {
 			scenario_error_at(p->diags, s->filename, line,
-				 "the sequence of play belongs to the campaign phase");
+					  "the sequence of play belongs to the campaign phase");
 			return;
 		}
 		if (p->phase->sequence_names) {
 			scenario_error_at(p->diags, s->filename, line, "a second sequence for year %d",
-				 p->phase->year);
+					  p->phase->year);
 			return;
 		}
 		p->phase->sequence_count = split_list(value, &p->phase->sequence_names);
@@ -234,7 +234,7 @@ static void parse_key(struct parser *p, char *text, int line)
 		p->have_seed_line = true;
 	} else {
 		scenario_error_at(p->diags, s->filename, line,
-			 "unknown key \"%s\" (the keys are campaign, dice and seed)", key);
+				  "unknown key \"%s\" (the keys are campaign, dice and seed)", key);
 	}
 }
 
@@ -294,7 +294,7 @@ struct scenario *scenario_parse(const char *text, size_t len, const char *filena
 		scenario_error_at(diags, s->filename, 0, "no \"campaign = FILE\" line names the campaign file");
 	if (s->has_seed && s->dice_count)
 		scenario_error_at(diags, s->filename, s->dice_line,
-			 "give either \"dice =\" values or a \"seed =\", not both");
+				  "give either \"dice =\" values or a \"seed =\", not both");
 	if (diags->errors > errors) {
 		scenario_free(s);
 		return NULL;
@@ -351,7 +351,7 @@ static int lookup_player(const struct campaign *c, const char *name, struct diag
 		return (int)((size_t)i % n);
 	if (suggestion >= 0)
 		scenario_error_at(diags, file, line, "unknown player \"%s\" (did you mean \"%s\"?)", name,
-			 c->players[(size_t)suggestion % n].key);
+				  c->players[(size_t)suggestion % n].key);
 	else
 		scenario_error_at(diags, file, line, "unknown player \"%s\"", name);
 	return NO_INDEX;
@@ -370,7 +370,7 @@ static int lookup_province(const struct campaign *c, const char *name, struct di
 		return i;
 	if (suggestion >= 0)
 		scenario_error_at(diags, file, line, "unknown province \"%s\" (did you mean \"%s\"?)", name,
-			 c->provinces[suggestion].name);
+				  c->provinces[suggestion].name);
 	else
 		scenario_error_at(diags, file, line, "unknown province \"%s\"", name);
 	return NO_INDEX;
@@ -421,8 +421,8 @@ static void report_order_error(struct diag_list *diags, const char *file, const 
 	if (o->status == ORDER_IGNORED)
 		scenario_error_at(diags, file, o->line, "not an order: \"%s\"", o->text ? o->text : "");
 	else if (o->guess)
-		scenario_error_at(diags, file, o->line, "%s (perhaps: %s)", o->error ? o->error : "not understood",
-			 o->guess);
+		scenario_error_at(diags, file, o->line, "%s (perhaps: %s)",
+				  o->error ? o->error : "not understood", o->guess);
 	else
 		scenario_error_at(diags, file, o->line, "%s", o->error ? o->error : "not understood");
 }
@@ -438,7 +438,7 @@ static void resolve_player_section(const struct scenario *s, const struct scenar
 		o->line += sec->line;
 		if (o->status == ORDER_ERROR && is_battle_kind(o->kind)) {
 			scenario_error_at(diags, s->filename, o->line, "%s belongs in a [battle PROVINCE] section",
-				 order_kind_keyword(o->kind));
+					  order_kind_keyword(o->kind));
 			continue;
 		}
 		if (o->status != ORDER_OK) {
@@ -479,20 +479,20 @@ static void resolve_battle_section(const struct scenario *s, struct scenario_sec
 		}
 		if (o->kind == ORDER_BATTLE_AT)
 			scenario_error_at(diags, s->filename, o->line,
-				 "a [battle] section holds one battle: start a new section for another");
+					  "a [battle] section holds one battle: start a new section for another");
 		else if (!is_battle_kind(o->kind))
 			scenario_error_at(diags, s->filename, o->line,
-				 "%s is not a battle result (WINNER, CONCEDED BY, WITHDRAWAL BY, "
-				 "DEMORALISED, DESTROYED, FLED, WITHDRAWN, GENERAL KILLED)",
-				 order_kind_keyword(o->kind));
+					  "%s is not a battle result (WINNER, CONCEDED BY, WITHDRAWAL BY, "
+					  "DEMORALISED, DESTROYED, FLED, WITHDRAWN, GENERAL KILLED)",
+					  order_kind_keyword(o->kind));
 		else if (o->kind == ORDER_BATTLE_WINNER || o->kind == ORDER_BATTLE_CONCEDED ||
 			 o->kind == ORDER_BATTLE_WITHDRAWAL)
 			decided = true;
 	}
 	if (!decided)
 		scenario_error_at(diags, s->filename, sec->line,
-			 "the battle at %s needs a WINNER, CONCEDED BY or WITHDRAWAL BY line",
-			 c->provinces[sec->province].name);
+				  "the battle at %s needs a WINNER, CONCEDED BY or WITHDRAWAL BY line",
+				  c->provinces[sec->province].name);
 }
 
 static void resolve_phase(const struct scenario *s, struct scenario_phase *ph,
@@ -507,7 +507,7 @@ static void resolve_phase(const struct scenario *s, struct scenario_phase *ph,
 			for (size_t j = 0; j < k && pl >= 0; j++)
 				if (ph->sequence[j] == pl)
 					scenario_error_at(diags, s->filename, ph->sequence_line,
-						 "%s is twice in the sequence", c->players[pl].key);
+							  "%s is twice in the sequence", c->players[pl].key);
 		}
 	}
 	for (size_t k = 0; k < ph->section_count; k++) {
@@ -525,9 +525,9 @@ static void resolve_phase(const struct scenario *s, struct scenario_phase *ph,
 			if (ph->sections[j].kind == SCENARIO_PLAYER &&
 			    ph->sections[j].player == sec->player) {
 				scenario_error_at(diags, s->filename, sec->line,
-					 "a second [%s] section in [year %d %s] (the first is at line %d)",
-					 sec->name, ph->year, campaign_phase_name(ph->phase),
-					 ph->sections[j].line);
+						  "a second [%s] section in [year %d %s] (the first is at line %d)",
+						  sec->name, ph->year, campaign_phase_name(ph->phase),
+						  ph->sections[j].line);
 				sec->player = NO_INDEX;
 				break;
 			}
@@ -562,13 +562,13 @@ static void check_years(struct scenario *s, const struct campaign *c, struct dia
 		if (ph->year != want_year || ph->phase != want_phase) {
 			if (!prev)
 				scenario_error_at(diags, s->filename, ph->line,
-					 "the scenario starts with [year %d campaign], the campaign's first year",
-					 c->start_year);
+						  "the scenario starts with [year %d campaign], the campaign's first year",
+						  c->start_year);
 			else
 				scenario_error_at(diags, s->filename, ph->line,
-					 "[year %d %s] cannot follow [year %d %s]: each year is played in turn, its campaign phase first",
-					 ph->year, campaign_phase_name(ph->phase), prev->year,
-					 campaign_phase_name(prev->phase));
+						  "[year %d %s] cannot follow [year %d %s]: each year is played in turn, its campaign phase first",
+						  ph->year, campaign_phase_name(ph->phase), prev->year,
+						  campaign_phase_name(prev->phase));
 		}
 		out[m++] = *ph;
 	}
