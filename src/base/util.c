@@ -178,8 +178,13 @@ char *name_fold(const char *utf8)
 			cp = ((cp & 0x0F) << 12) | ((unsigned)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
 			len = 3;
 		}
+		/* Every dash and hyphen is a '-': word processors and phones
+		 * turn "Ile-de-France" into U+2010 to U+2015 or U+2212, and
+		 * soft hyphens slip in from copied text. */
+		bool dash = (cp >= 0x2010 && cp <= 0x2015) || cp == 0x2212 || cp == 0xAD ||
+			    cp == 0xFE63 || cp == 0xFF0D;
 		bool space = cp == ' ' || cp == '\t' || cp == '_' || cp == '-' || cp == 0xA0 ||
-			     cp == '\r' || cp == '\n';
+			     cp == '\r' || cp == '\n' || dash;
 		/* Apple Mail and macOS keyboards send accents decomposed ("I" then
 		 * U+0302): the combining mark folds away like the precomposed one. */
 		bool combining_mark = cp >= 0x300 && cp <= 0x36F;

@@ -37,8 +37,9 @@ void strbuf_free(struct strbuf *sb);
 /* Names as players type them: lowercase ASCII, Latin-1 accents folded
  * ("Genève" -> "geneve"), decomposed accents too (combining marks U+0300 to
  * U+036F are dropped: "Ge" U+0300 "neve" -> "geneve"), typographic
- * apostrophes U+2018/U+2019 read as "'", runs of spaces, '_' and '-'
- * collapsed to one space, leading/trailing space dropped. Input is UTF-8.
+ * apostrophes U+2018/U+2019 read as "'", every dash and hyphen (U+2010 to
+ * U+2015, U+2212, the soft hyphen U+00AD, U+FE63, U+FF0D) read as '-', runs
+ * of spaces, '_' and '-' collapsed to one space, leading/trailing space dropped. Input is UTF-8.
  * Caller frees. */
 char *name_fold(const char *utf8);
 /* True if a and b are the same name after name_fold. */

@@ -403,6 +403,74 @@ char *orders_join_folded(const struct parser *p, size_t from, size_t to)
 	return strbuf_take(&sb);
 }
 
+/* The folded text after the first `words` words of `folded` ("" if none). */
+static const char *after_words(const char *folded, int words)
+{
+	for (; words > 0 && folded; words--) {
+		folded = strchr(folded, ' ');
+		if (folded)
+			folded++;
+	}
+	return folded ? folded : "";
+}
+
+/* The player wrote the words [start, k) of a name and went on, before the
+ * next stop at `stop`, with words close to the rest of a longer name of `t`
+ * ("Swiss Confedration", "Ile de Frnce", "Holy Roman Empre"): that name's
+ * entry in t, with *end the token after the misspelt words; else -1. */
+static int longer_name_misspelt(const struct parser *p, const struct name_table *t, size_t start,
+				size_t k, size_t stop, size_t *end)
+{
+	char *head = orders_join_folded(p, start, k);
+	size_t head_len = strlen(head);
+	int head_words = count_words(head);
+	int best = -1;
+	size_t best_d = (size_t)-1;
+	for (size_t i = 0; i < t->n; i++) {
+		const char *f = t->folded[i];
+		int words = count_words(f);
+		if (words <= head_words || strncmp(f, head, head_len) != 0)
+			continue;
+		/* the typed head may end inside a word ("Holy Rom Empre") */
+		const char *rest = after_words(f, head_words);
+		if (!*rest || strlen(rest) > 200)
+			continue;
+		size_t k2 = k;
+		char *typed = NULL;
+		while (k2 < stop) {
+			free(typed);
+			typed = orders_join_folded(p, k, ++k2);
+			if (count_words(typed) >= words - head_words)
+				break;
+		}
+		if (!typed || count_words(typed) != words - head_words) {
+			free(typed);
+			continue;
+		}
+		size_t limit = strlen(rest) / 3 + 1;
+		size_t d = edit_distance(typed, rest, limit);
+		free(typed);
+		if (d > 0 && d <= limit && d < best_d) {
+			best_d = d;
+			best = (int)i;
+			*end = k2;
+		}
+	}
+	free(head);
+	return best;
+}
+
+/* A did-you-mean for a misspelt multi-word name: names the whole name. */
+static int fail_misspelt(struct parser *p, const struct name_table *t, const char *what,
+			 size_t start, size_t end, int entry)
+{
+	char *typed = orders_span_text(p, start, end);
+	orders_fail(p, "unknown %s \"%s\" (did you mean \"%s\"?)", what, typed, t->names[entry]);
+	orders_guess(p, start, end, t->names[entry]);
+	free(typed);
+	return -1;
+}
+
 /* Reads a name of table `t` at the current token. First the longest run of
  * words that is exactly a known name (so names may contain any word), then
  * the words up to the next comma or stop word, matched forgivingly (case,
@@ -420,19 +488,24 @@ static int match_name(struct parser *p, const struct name_table *t, const char *
 		orders_fail(p, "missing %s", what);
 		return -1;
 	}
-	size_t longest = start + (size_t)t->max_words;
+	size_t stop = start;
+	while (stop < limit && !is_stop(p, stop, stops, stop_at_number))
+		stop++;
+	size_t longest = start + (size_t)t->max_words, end = 0;
 	for (size_t k = longest < limit ? longest : limit; k > start; k--) {
 		char *f = orders_join_folded(p, start, k);
 		int idx = orders_table_exact(t, f);
 		free(f);
 		if (idx >= 0) {
+			/* "Swiss" is a name too, but "Swiss Confedration" meant
+			 * the longer one */
+			int entry = k < stop ? longer_name_misspelt(p, t, start, k, stop, &end) : -1;
+			if (entry >= 0)
+				return fail_misspelt(p, t, what, start, end, entry);
 			p->pos = k;
 			return idx;
 		}
 	}
-	size_t stop = start;
-	while (stop < limit && !is_stop(p, stop, stops, stop_at_number))
-		stop++;
 	if (stop == start) {
 		char *w = orders_span_text(p, start, start + 1);
 		orders_fail(p, "missing %s before \"%s\"", what, w);
@@ -447,6 +520,9 @@ static int match_name(struct parser *p, const struct name_table *t, const char *
 		int idx = orders_table_prefix(t, f, &amb);
 		free(f);
 		if (idx >= 0) {
+			int entry = k < stop ? longer_name_misspelt(p, t, start, k, stop, &end) : -1;
+			if (entry >= 0)
+				return fail_misspelt(p, t, what, start, end, entry);
 			p->pos = k;
 			return idx;
 		}

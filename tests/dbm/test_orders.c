@@ -545,6 +545,77 @@ static void test_multi_word_provinces(void **state)
 	orders_set_free(&set);
 }
 
+/* A misspelt word inside a multi-word name: the did-you-mean names the whole
+ * name, in every order that takes a province, player or element; never
+ * "unexpected ... after". */
+static void test_misspelt_multi_word_names(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	orders_parse("PLAYER burgundy pw123456\n"
+		     "INVADE Ile de Frnce\n"
+		     "INVADE Champagne VIA Artois, Ile de Frnce\n"
+		     "IF INVADED Flanders RETREAT TO Ile de Frnce\n"
+		     "ALLOW PASSAGE Kingdom of Englnd\n"
+		     "CONTINGENT FOR Duchy of Burgndy\n"
+		     "RECRUIT 1 Kn(S) generl\n"
+		     "RETREAT PREFER Artois Ile de Frnce\n",
+		     c, -1, &set);
+	const char *const expect[][2] = {
+		{"unknown province \"Ile de Frnce\" (did you mean \"Ile de France\"?)",
+		 "INVADE Ile de France"},
+		{"unknown province \"Ile de Frnce\" (did you mean \"Ile de France\"?)",
+		 "INVADE Champagne VIA Artois, Ile de France"},
+		{"unknown province \"Ile de Frnce\" (did you mean \"Ile de France\"?)",
+		 "IF INVADED Flanders RETREAT TO Ile de France"},
+		{"unknown player \"Kingdom of Englnd\" (did you mean \"Kingdom of England\"?)",
+		 "ALLOW PASSAGE Kingdom of England"},
+		{"unknown player \"Duchy of Burgndy\" (did you mean \"Duchy of Burgundy\"?)",
+		 "CONTINGENT FOR Duchy of Burgundy"},
+		{"unknown element \"Kn(S) generl\" (did you mean \"Kn(S) general\"?)",
+		 "RECRUIT 1 Kn(S) general"},
+		{"unknown province \"Ile de Frnce\" (did you mean \"Ile de France\"?)",
+		 "RETREAT PREFER Artois Ile de France"},
+	};
+	assert_int_equal(set.count, 8);
+	for (size_t i = 0; i < 7; i++) {
+		const struct order *o = &set.orders[i + 1];
+		assert_int_equal(o->status, ORDER_ERROR);
+		assert_string_equal(o->error, expect[i][0]);
+		assert_string_equal(o->guess, expect[i][1]);
+	}
+	orders_set_free(&set);
+
+	/* a shorter name that is a name of its own still reads when the next
+	 * words are something else */
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\n"
+				     "RETREAT PREFER Artois Flanders\n", &set), 0);
+	orders_set_free(&set);
+}
+
+/* Every Unicode dash and hyphen reads as '-' in names. */
+static void test_unicode_dashes_in_names(void **state)
+{
+	struct campaign *c = *state;
+	static const char *const dashes[] = {
+		"\xe2\x80\x90", "\xe2\x80\x91", "\xe2\x80\x92", "\xe2\x80\x93",
+		"\xe2\x80\x94", "\xe2\x80\x95", "\xe2\x88\x92", "\xc2\xad", "-",
+	};
+	for (size_t i = 0; i < sizeof dashes / sizeof dashes[0]; i++) {
+		struct order_set set;
+		char *text = xasprintf("PLAYER burgundy pw123456\nINVADE Champagne VIA Artois, "
+				       "Ile%sde%sFrance\nALLOW PASSAGE Kingdom%sof England\n",
+				       dashes[i], dashes[i], dashes[i]);
+		assert_int_equal(parse_as(c, text, &set), 0);
+		const struct order *o = only(&set, ORDER_INVADE);
+		assert_int_equal(o->via_count, 2);
+		assert_int_equal(o->via[1], ILE_DE_FRANCE);
+		assert_int_equal(only(&set, ORDER_ALLOW_PASSAGE)->target, ENGLAND);
+		orders_set_free(&set);
+		free(text);
+	}
+}
+
 static void test_forced_march_costs(void **state)
 {
 	struct campaign *c = *state;
@@ -1185,6 +1256,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_every_kind_parses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_misspelt_multi_word_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unicode_dashes_in_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_organiser_orders, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forgiving_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrapped_lines, setup, teardown),
