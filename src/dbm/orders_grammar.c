@@ -19,11 +19,21 @@ static void parse_player(struct parser *p)
 		return;
 	}
 	p->end--; /* the last word is the password */
+	size_t name_at = p->pos;
 	int who = orders_match_player(p, NULL, false);
 	orders_expect_end(p, "the player name");
 	p->end++;
 	if (orders_failed(p))
 		return;
+	/* "PLAYER Duchy of Burgundy" and the password on the next line (a
+	 * client wrapped it): the last word ends the name, it is no password */
+	char *whole = orders_join_folded(p, name_at, p->end);
+	bool name_only = orders_table_exact(&p->players, whole) >= 0;
+	free(whole);
+	if (name_only) {
+		orders_fail(p, "write PLAYER <your name> <password>: the password is missing");
+		return;
+	}
 	if (p->set->player >= 0 && who != p->set->player) {
 		orders_fail(p, "this mail is already from %s", p->c->players[p->set->player].key);
 		return;

@@ -122,14 +122,29 @@ static int parse_line_wrapped(struct parser *p, char *line, int lineno, const ch
 	size_t line_len = strlen(line);
 	bool cut_list = line_len > 0 && line[line_len - 1] == ',';
 	if (!o || o->line != lineno || o->kind == ORDER_NONE ||
-	    (o->status != ORDER_ERROR && !cut_list) ||
-	    o->kind == ORDER_PLAYER || o->kind == ORDER_ORGANISER || o->kind == ORDER_PASSWORD ||
+	    (o->status != ORDER_ERROR && !cut_list) || o->kind == ORDER_PASSWORD ||
 	    !next || next_len == 0 || line_len + 1 + next_len > ORDERS_LINE_MAX)
 		return 0;
 	char *cont = orders_utf8_clean(next, next_len);
 	str_trim(cont);
 	int used = 0;
-	if (is_continuation(p, cont)) {
+	if ((o->kind == ORDER_PLAYER || o->kind == ORDER_ORGANISER) && is_continuation(p, cont)) {
+		/* A PLAYER line the client wrapped: the password went to the
+		 * next line. Joined first, then masked like any PLAYER line,
+		 * even when the joined line is still wrong (never echoed). */
+		orders_tokenize(p, cont);
+		bool one_word = p->ntok == 1;
+		orders_toks_clear(p);
+		if (one_word) {
+			char *joined = xasprintf("%s %s", line, cont);
+			pop_order(p);
+			p->seen_order = seen;
+			parse_line(p, joined, lineno);
+			free(joined);
+			used = 1;
+		}
+	} else if (o->kind != ORDER_PLAYER && o->kind != ORDER_ORGANISER &&
+		   is_continuation(p, cont)) {
 		char *joined = xasprintf("%s %s", line, cont);
 		pop_order(p);
 		p->seen_order = seen;

@@ -432,9 +432,32 @@ static void test_wrapped_lines(void **state)
 	assert_int_equal(set.orders[6].line, 7);
 	orders_set_free(&set);
 
-	/* the PLAYER line is never joined: its last word is the password */
-	orders_parse("PLAYER burgundy\npw123456\n", c, -1, &set);
+	/* a PLAYER line the client wrapped before the password is joined with
+	 * the one word on the next line, then masked like any PLAYER line */
+	orders_parse("PLAYER burgundy\npw123456\nSTATUS\n", c, -1, &set);
+	assert_string_equal(set.password, "pw123456");
+	assert_int_equal(set.player, BURGUNDY);
+	assert_int_equal(set.orders[0].status, ORDER_OK);
+	assert_string_equal(set.orders[0].text, "PLAYER burgundy ********");
+	assert_int_equal(set.orders[1].kind, ORDER_STATUS);
+	assert_int_equal(set.orders[1].line, 3);
+	orders_set_free(&set);
+	orders_parse("PLAYER Duchy of Burgundy\npw123456\n", c, -1, &set);
+	assert_string_equal(set.password, "pw123456");
+	assert_int_equal(set.player, BURGUNDY);
+	orders_set_free(&set);
+	/* still wrong once joined: refused, and the word is masked all the same */
+	orders_parse("PLAYER\npw123456\n", c, -1, &set);
 	assert_null(set.password);
+	assert_int_equal(set.count, 1);
+	assert_int_equal(set.orders[0].status, ORDER_ERROR);
+	assert_string_equal(set.orders[0].text, "PLAYER ********");
+	assert_null(strstr(set.orders[0].error, "pw123456"));
+	orders_set_free(&set);
+	/* the last word of a PLAYER line stays its password otherwise */
+	orders_parse("PLAYER burgundy pw123456\nSTATUS\n", c, -1, &set);
+	assert_string_equal(set.password, "pw123456");
+	assert_int_equal(set.orders[1].kind, ORDER_STATUS);
 	orders_set_free(&set);
 }
 
