@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mail/mail_text.h"
 #include "base/util.h"
@@ -663,16 +664,92 @@ static bool is_outlook_header(const char *line, const char *next)
 	return starts_with_any_ci(skip_blanks(next), follow);
 }
 
+/* Sign-offs that phones and mail programs add: not the player's orders, so
+ * they are skipped (reading goes on: a bottom-posted reply has them in the
+ * middle). */
 static bool is_device_signature(const char *line)
 {
 	static const char *const forms[] = {
-		"Sent from my ", "Get Outlook for ", "Envoy\xc3\xa9 de mon ",
-		"Von meinem ", NULL,
+		"Sent from my ", "Sent from Mail for Windows", "Sent from Outlook",
+		"Sent from Yahoo Mail", "Sent from Samsung", "Sent from Gmail",
+		"Sent from Proton", "Sent with Proton", "Sent from the ", "Sent via ",
+		"Get Outlook for ", "Download Outlook for ",
+		/* French */
+		"Envoy\xc3\xa9 de mon ", "Envoy\xc3\xa9 depuis mon ", "Envoy\xc3\xa9 \xc3\xa0 partir de ",
+		"Envoy\xc3\xa9 de Courrier pour Windows", "Envoy\xc3\xa9 depuis Outlook",
+		"Obtenir Outlook pour ", "T\xc3\xa9l\xc3\xa9" "charger Outlook pour ",
+		/* German */
+		"Von meinem ", "Gesendet von meinem ", "Gesendet von Mail f\xc3\xbcr Windows",
+		"Gesendet von Outlook", "Gesendet mit ", "Outlook f\xc3\xbcr ",
+		/* Spanish */
+		"Enviado desde mi ", "Enviado desde Correo para Windows", "Enviado desde Outlook",
+		"Enviado desde Yahoo", "Obtener Outlook para ", "Descargar Outlook para ",
+		/* Italian */
+		"Inviato da ", "Inviato dal mio ", "Scarica Outlook per ", "Ottieni Outlook per ",
+		/* Dutch */
+		"Verzonden vanaf mijn ", "Verstuurd vanaf mijn ", "Verzonden met ",
+		"Verzonden vanuit ", "Outlook voor ", "Download Outlook voor ",
+		NULL,
 	};
 	line = skip_blanks(line);
+	if (strlen(line) > 120)
+		return false;
 	for (size_t k = 0; forms[k]; k++)
-		if (strncmp(line, forms[k], strlen(forms[k])) == 0)
+		if (str_starts_with_ci(line, forms[k]))
 			return true;
+	return false;
+}
+
+/* The line that opens a forwarded message: Gmail's, Thunderbird's and
+ * mutt's dashed lines, Apple Mail's "Begin forwarded message:", localised. */
+static bool is_forward_marker(const char *line)
+{
+	static const char *const dashed[] = {
+		"forwarded message", "mensaje reenviado", "message transf",
+		"weitergeleitete nachricht", "messaggio inoltrato", "doorgestuurd bericht",
+		"mensagem encaminhada", NULL,
+	};
+	static const char *const begin[] = {
+		"Begin forwarded message", "D\xc3\xa9" "but du message r\xc3\xa9" "exp\xc3\xa9" "di\xc3\xa9",
+		"Anfang der weitergeleiteten", "Inicio del mensaje reenviado",
+		"Inizio messaggio inoltrato", "Begin doorgestuurd bericht", NULL,
+	};
+	line = skip_blanks(line);
+	if (strncmp(line, "---", 3) == 0) {
+		for (size_t k = 0; dashed[k]; k++)
+			if (contains_ci(line, dashed[k]))
+				return true;
+		return false;
+	}
+	return ends_with(line, ":") && starts_with_any_ci(line, begin);
+}
+
+/* A line of the header block that opens a forwarded or earlier message. */
+static bool is_quoted_header(const char *line)
+{
+	static const char *const names[] = {
+		"From", "Sent", "Date", "To", "Cc", "Bcc", "Subject", "Reply-To",
+		"Von", "Gesendet", "Datum", "An", "Betreff", "Kopie",
+		"De", "Envoy\xc3\xa9", "\xc3\x80", "Objet",
+		"Enviado", "Para", "Asunto", "Fecha", "CC",
+		"Da", "Inviato", "A", "Oggetto", "Data",
+		"Van", "Verzonden", "Aan", "Onderwerp", NULL,
+	};
+	line = skip_blanks(line);
+	while (*line == '*')
+		line++;
+	for (size_t k = 0; names[k]; k++) {
+		size_t n = strlen(names[k]);
+		if (strncasecmp(line, names[k], n) != 0)
+			continue;
+		const char *after = line + n;
+		if (*after == ' ')
+			after++;
+		if (*after == '*')
+			after++;
+		if (*after == ':')
+			return true;
+	}
 	return false;
 }
 
@@ -683,12 +760,141 @@ static void rtrim(char *s)
 		s[--n] = '\0';
 }
 
-char *mail_text_clean(const char *utf8)
+static bool is_quoted(const char *line)
 {
+	const char *body = skip_blanks(line);
+	return *body == '>' || *body == '|';
+}
+
+/* Why reading stopped, as the rejection tells the player. */
+static const char STOP_SIGNATURE[] = "a signature separator (\"--\") begins there";
+static const char STOP_FORWARD[] = "a forwarded message begins there";
+static const char STOP_ORIGINAL[] = "an earlier message (\"Original Message\") begins there";
+static const char STOP_RULE[] = "a line of underscores (the start of an earlier message) is there";
+static const char STOP_HEADERS[] = "the header lines of an earlier message (From:, Sent:...) "
+				   "begin there";
+static const char STOP_ATTRIBUTION[] = "an earlier message (\"On ... wrote:\") follows there "
+				       "without quote marks";
+
+static void reading_add_earlier(struct mail_text_reading *out, char *text)
+{
+	if (out->earlier_count < MAIL_TEXT_MAX_EARLIER && *text)
+		out->earlier[out->earlier_count++] = text;
+	else
+		free(text);
+}
+
+static void read_lines(char **lines, size_t count, struct mail_text_reading *out, int depth);
+
+/* The forwarded or earlier message from line `from` on: its header block is
+ * skipped, then it is read like a mail of its own. */
+static void read_earlier(char **lines, size_t from, size_t count, struct mail_text_reading *out,
+			 int depth)
+{
+	if (depth >= MAIL_TEXT_MAX_EARLIER || out->earlier_count >= MAIL_TEXT_MAX_EARLIER)
+		return;
+	size_t j = from;
+	while (j < count && !*skip_blanks(lines[j]))
+		j++;
+	if (j < count && is_quoted_header(lines[j])) {
+		size_t k = j;
+		while (k < count && k < j + 30 && *skip_blanks(lines[k]))
+			k++;
+		if (k < count && k < j + 30) {
+			j = k;
+		} else {
+			while (j < count && is_quoted_header(lines[j]))
+				j++;
+		}
+	}
+	struct mail_text_reading sub = {0};
+	read_lines(lines + j, count - j, &sub, depth + 1);
+	reading_add_earlier(out, sub.text);
+	for (size_t i = 0; i < sub.earlier_count; i++)
+		reading_add_earlier(out, sub.earlier[i]);
+}
+
+static void read_lines(char **lines, size_t count, struct mail_text_reading *out, int depth)
+{
+	struct strbuf sb = {0};
+	size_t kept_blank = 0;
+	bool any_kept = false;
+	const char *why = NULL;
+	size_t stop = 0, earlier_from = 0;
+
+	for (size_t i = 0; i < count && !why; i++) {
+		char *line = lines[i];
+		if (strcmp(line, "-- ") == 0 || strcmp(line, "--") == 0) {
+			why = STOP_SIGNATURE;
+			stop = i;
+			break;
+		}
+		rtrim(line);
+		/* The next non-blank line, for markers that span two lines. */
+		const char *next = NULL;
+		for (size_t j = i + 1; j < count && j <= i + 2; j++) {
+			if (*skip_blanks(lines[j])) {
+				next = lines[j];
+				break;
+			}
+		}
+		const char *adjacent = i + 1 < count ? lines[i + 1] : NULL;
+		if (is_forward_marker(line))
+			why = STOP_FORWARD, earlier_from = i + 1;
+		else if (is_original_message(line))
+			why = STOP_ORIGINAL, earlier_from = i + 1;
+		else if (is_underscore_rule(line))
+			why = STOP_RULE, earlier_from = i + 1;
+		else if (is_outlook_header(line, next))
+			why = STOP_HEADERS, earlier_from = i;
+		if (why) {
+			stop = i;
+			break;
+		}
+		if (is_attribution(line, adjacent)) {
+			/* "On ... wrote:" then quoted lines: the player answers in
+			 * between or below; read on after the quotes. */
+			size_t end = attribution_matches(skip_blanks(line)) ? i + 1 : i + 2;
+			size_t j = end;
+			while (j < count && !*skip_blanks(lines[j]))
+				j++;
+			if (j >= count || is_quoted(lines[j])) {
+				i = end - 1;
+				continue;
+			}
+			why = STOP_ATTRIBUTION;
+			stop = i;
+			earlier_from = end;
+			break;
+		}
+		if (is_device_signature(line) || is_quoted(line))
+			continue;
+		if (!*skip_blanks(line)) {
+			if (any_kept)
+				kept_blank++;
+			continue;
+		}
+		for (; kept_blank > 0; kept_blank--)
+			strbuf_putc(&sb, '\n');
+		strbuf_puts(&sb, line);
+		strbuf_putc(&sb, '\n');
+		any_kept = true;
+	}
+	out->text = take_string(&sb);
+	if (why) {
+		out->stop_line = (int)stop + 1;
+		out->stop_why = why;
+		if (why != STOP_SIGNATURE)
+			read_earlier(lines, earlier_from, count, out, depth);
+	}
+}
+
+void mail_text_read(const char *utf8, struct mail_text_reading *out)
+{
+	memset(out, 0, sizeof *out);
 	char *text = normalise_characters(utf8);
 	char **lines = NULL;
 	size_t count = 0, cap = 0;
-	struct strbuf out = {0};
 
 	for (char *p = text;;) {
 		char *nl = strchr(p, '\n');
@@ -702,42 +908,27 @@ char *mail_text_clean(const char *utf8)
 	/* A final line end does not start another line. */
 	if (count > 0 && lines[count - 1][0] == '\0')
 		count--;
-
-	size_t kept_blank = 0;
-	bool any_kept = false;
-	for (size_t i = 0; i < count; i++) {
-		char *line = lines[i];
-		if (strcmp(line, "-- ") == 0 || strcmp(line, "--") == 0)
-			break;
-		rtrim(line);
-		/* The next non-blank line, for markers that span two lines. */
-		const char *next = NULL;
-		for (size_t j = i + 1; j < count && j <= i + 2; j++) {
-			if (*skip_blanks(lines[j])) {
-				next = lines[j];
-				break;
-			}
-		}
-		const char *adjacent = i + 1 < count ? lines[i + 1] : NULL;
-		if (is_attribution(line, adjacent) || is_original_message(line) ||
-		    is_underscore_rule(line) || is_outlook_header(line, next) ||
-		    is_device_signature(line))
-			break;
-		const char *body = skip_blanks(line);
-		if (*body == '>' || *body == '|')
-			continue;
-		if (*body == '\0') {
-			if (any_kept)
-				kept_blank++;
-			continue;
-		}
-		for (; kept_blank > 0; kept_blank--)
-			strbuf_putc(&out, '\n');
-		strbuf_puts(&out, line);
-		strbuf_putc(&out, '\n');
-		any_kept = true;
-	}
+	read_lines(lines, count, out, 0);
 	free(lines);
 	free(text);
-	return take_string(&out);
+}
+
+void mail_text_reading_free(struct mail_text_reading *r)
+{
+	if (!r)
+		return;
+	free(r->text);
+	for (size_t i = 0; i < r->earlier_count; i++)
+		free(r->earlier[i]);
+	memset(r, 0, sizeof *r);
+}
+
+char *mail_text_clean(const char *utf8)
+{
+	struct mail_text_reading r;
+	mail_text_read(utf8, &r);
+	char *text = r.text;
+	r.text = NULL;
+	mail_text_reading_free(&r);
+	return text;
 }

@@ -52,14 +52,42 @@ char *mail_text_from_html(const char *utf8);
  * - quoted lines are removed: lines starting with '>' or '|' after optional
  *   blanks. '#', ':' and '}' (which some readers also take as quote marks)
  *   are NOT quote marks here: '#' starts a comment in the order language;
- * - reading stops at the first signature or reply marker: a line that is
- *   exactly "-- " or "--"; an attribution line "On ... wrote:" (also split
- *   over two lines, and the French, German, Spanish, Italian and Dutch
- *   forms); "-----Original Message-----" and its localised forms; a line of
- *   20 or more '_' (Outlook); an Outlook header block ("From:" followed by
- *   "Sent:", "Date:", "To:" or "Subject:" on the next line, and localised);
+ * - sign-offs that phones and mail programs add ("Sent from my iPhone",
+ *   "Get Outlook for Android", "Sent from Mail for Windows", "Envoyé de mon
+ *   iPhone", "Von meinem iPhone gesendet"... in English, French, German,
+ *   Spanish, Italian and Dutch) are skipped;
+ * - an attribution line "On ... wrote:" (also split over two lines, and the
+ *   French, German, Spanish, Italian and Dutch forms) followed by quoted
+ *   lines is skipped, and reading goes on below the quotes: bottom-posted
+ *   and interleaved replies are read wherever the player wrote;
+ * - reading stops at the first signature or history marker: a line that is
+ *   exactly "-- " or "--"; a forwarded message (Gmail's "---------- Forwarded
+ *   message ---------", Thunderbird's and mutt's, Apple Mail's "Begin
+ *   forwarded message:", localised); "-----Original Message-----" and its
+ *   localised forms; a line of 20 or more '_' (Outlook); an Outlook header
+ *   block ("From:" followed by "Sent:", "Date:", "To:" or "Subject:" on the
+ *   next line, and localised); an attribution line not followed by quotes;
  * - leading and trailing blank lines are dropped.
  * Every kept line ends with LF; an empty result is "". */
 char *mail_text_clean(const char *utf8);
+
+#define MAIL_TEXT_MAX_EARLIER 4
+
+/* mail_text_clean, and what lies below the marker where reading stopped. */
+struct mail_text_reading {
+	char *text;           /* what mail_text_clean returns */
+	int stop_line;        /* 1-based line of utf8 where reading stopped; 0: none */
+	const char *stop_why; /* a static English phrase; NULL iff stop_line is 0 */
+	/* The messages below a forward or history marker (not below a
+	 * signature), each read like a mail of its own once its header block
+	 * (From:, Date:, Subject:...) is skipped: outermost first, empty ones
+	 * left out, at most MAIL_TEXT_MAX_EARLIER. */
+	char *earlier[MAIL_TEXT_MAX_EARLIER];
+	size_t earlier_count;
+};
+
+/* Fills *out (overwritten); release with mail_text_reading_free. */
+void mail_text_read(const char *utf8, struct mail_text_reading *out);
+void mail_text_reading_free(struct mail_text_reading *r);
 
 #endif
