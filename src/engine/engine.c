@@ -3,6 +3,7 @@
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "model/campaign_json.h"
+#include "base/log.h"
 #include "mail/mail_compose.h"
 #include "dbm/orders.h"
 #include "base/util.h"
@@ -58,10 +59,29 @@ struct engine *engine_new(struct store *store, struct templates *templates,
 	return e;
 }
 
+/* ---- secrets of the mail being processed ---- */
+
+static char *generated_password_form(const char *typed);
+
+/* Every secret a parsed mail holds: the typed password (and the form a
+ * generated one is stored in) and new PASSWORDs (engine_secret_add). */
+static void secrets_note(struct engine *e, const struct order_set *set)
+{
+	engine_secret_add(e, set->password);
+	char *canonical = set->password ? generated_password_form(set->password) : NULL;
+	engine_secret_add(e, canonical);
+	if (canonical)
+		sodium_memzero(canonical, strlen(canonical));
+	free(canonical);
+	for (size_t i = 0; i < set->count; i++)
+		engine_secret_add(e, set->orders[i].secret);
+}
+
 void engine_free(struct engine *e)
 {
 	if (!e)
 		return;
+	engine_secrets_clear(e);
 	free(e->campaign_address);
 	free(e->from_name);
 	free(e->mailbox);
@@ -222,13 +242,15 @@ static char *reply_token(const char *prefix, const char *raw, size_t len, uint32
 }
 
 
-static char *reply_subject(const struct mail_info *info, const char *fallback)
+/* The reply's Subject: "Re: " and the mail's Subject, when that may be
+ * repeated (see struct process), else the fallback. */
+static char *reply_subject(const char *subject, const char *fallback)
 {
-	if (!info || !info->subject || !*info->subject)
+	if (!subject || !*subject)
 		return xstrdup(fallback);
-	if (str_starts_with_ci(info->subject, "re:"))
-		return xstrdup(info->subject);
-	return xasprintf("Re: %s", info->subject);
+	if (str_starts_with_ci(subject, "re:"))
+		return xstrdup(subject);
+	return xasprintf("Re: %s", subject);
 }
 
 /* Rejections go to a registered address whatever the sender claimed to be,
@@ -343,7 +365,37 @@ struct process {
 	int64_t now;
 	struct campaign *c;
 	struct engine_outcome *out;
+	/* The Subject is not read for orders. One that holds orders (a PLAYER
+	 * line above all) is never repeated: subject is then NULL and
+	 * subject_held_orders is set, so the reply can say so. */
+	const char *subject;
+	bool subject_held_orders;
+	bool forwarded; /* the orders came from a forwarded message */
 };
+
+/* Whether the Subject held orders, and whether it may be repeated. */
+static void subject_check(struct process *p)
+{
+	const char *subject = p->info->subject;
+	p->subject = subject;
+	if (!subject || !*subject)
+		return;
+	struct order_set set;
+	orders_parse(subject, p->c, -1, &set);
+	bool orders = set.password != NULL || set.organiser;
+	for (size_t i = 0; i < set.count; i++)
+		if (set.orders[i].kind != ORDER_NONE || set.orders[i].secret)
+			orders = true;
+	secrets_note(p->e, &set);
+	orders_set_free(&set);
+	char *copy = xstrdup(subject);
+	bool secret = engine_secrets_mask(p->e, &copy);
+	free(copy);
+	if (orders || secret) {
+		p->subject = NULL;
+		p->subject_held_orders = orders;
+	}
+}
 
 static json_t *base_data(const struct process *p, int player)
 {
@@ -360,8 +412,10 @@ static json_t *base_data(const struct process *p, int player)
 		json_object_set_new(d, "nation", json_string(pl->nation ? pl->nation : pl->key));
 		json_object_set_new(d, "player_name", json_string(pl->name ? pl->name : ""));
 	}
-	if (p->info->subject)
-		json_object_set_new(d, "subject", json_string(p->info->subject));
+	if (p->subject)
+		json_object_set_new(d, "subject", json_string(p->subject));
+	if (p->subject_held_orders)
+		json_object_set_new(d, "subject_held_orders", json_true());
 	return d;
 }
 
@@ -385,7 +439,7 @@ static int reject(struct process *p, int player, const char *to_addr, const char
 		json_object_update(data, extra);
 	json_decref(extra);
 	char *token = reply_token("reject", p->raw, p->len, p->uid, p->now);
-	char *subject = reply_subject(p->info, "Your mail to the campaign");
+	char *subject = reply_subject(p->subject, "Your mail to the campaign");
 	struct reply r = {to_addr, to_name, subject, "rejected", data, p->info, token,
 			  MAIL_AUTO_REPLIED, NULL, 0, NULL};
 	int rc = engine_queue_mail(p->e, &r, p->c->name, p->now, &out->reply, errstr);
@@ -453,6 +507,10 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	json_object_update_missing(data, base);
 	json_decref(base);
 	json_object_set_new(data, "password_changed", json_boolean(password_changed));
+	if (p->forwarded)
+		json_object_set_new(data, "forwarded", json_true());
+	if (p->info->from_addr && pl->email && strcasecmp(p->info->from_addr, pl->email) != 0)
+		json_object_set_new(data, "sender_address", json_string(p->info->from_addr));
 	if (year_note)
 		json_object_set_new(data, "year_note", json_string(year_note));
 	free(year_note);
@@ -479,7 +537,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		goto done;
 	}
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
-	subject = reply_subject(p->info, "Your orders");
+	subject = reply_subject(p->subject, "Your orders");
 	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
 			  MAIL_AUTO_REPLIED, NULL, 0, NULL};
 	if (engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
@@ -514,7 +572,7 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 	int rc = 0;
 	if (c->organiser_email) {
 		char *token = reply_token("org", p->raw, p->len, p->uid, p->now);
-		char *subject = reply_subject(p->info, "Your organiser orders");
+		char *subject = reply_subject(p->subject, "Your organiser orders");
 		struct reply r = {c->organiser_email, c->organiser_name, subject, "organiser-reply",
 				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL};
 		rc = engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr);
@@ -525,6 +583,72 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 	}
 	json_decref(data);
 	return rc;
+}
+
+/* A human size: "3.2 MB", "850 kB". */
+static char *size_text(size_t bytes)
+{
+	if (bytes >= 1024 * 1024)
+		return xasprintf("%.1f MB", (double)bytes / (1024.0 * 1024.0));
+	return xasprintf("%zu kB", (bytes + 1023) / 1024);
+}
+
+/* Unreadable mail from a known address: a rejection that says why. */
+static int reject_unreadable(struct process *p, int by_addr, const struct player *known,
+			     char **errstr)
+{
+	struct engine *e = p->e;
+	const struct mail_info *info = p->info;
+	struct campaign *c = p->c;
+	json_t *extra = NULL;
+	char *reason;
+	const char *code = "unreadable";
+	if (strcmp(info->refusal, "message too large") == 0) {
+		char *size = size_text(p->len), *limit = size_text(e->limits.max_bytes);
+		reason = xasprintf("your mail is %s, and the campaign reads mails of up to %s",
+				   size, limit);
+		extra = json_object();
+		json_object_set_new(extra, "size", json_string(size));
+		json_object_set_new(extra, "limit", json_string(limit));
+		code = "too_large";
+		free(size);
+		free(limit);
+	} else {
+		reason = xasprintf("your mail could not be read: %s", info->refusal);
+	}
+	int rc = reject(p, by_addr, known ? known->email : c->organiser_email,
+			known ? known->name : c->organiser_name, code, reason, extra, errstr);
+	free(reason);
+	return rc;
+}
+
+/* The own text held no PLAYER or ORGANISER line: the first forwarded or
+ * earlier message in the mail whose PLAYER (or ORGANISER) line has the
+ * right password gives the orders. Returns 1 and fills *set if one does, 0
+ * if none, -1 on a store error. */
+static int forwarded_orders(struct process *p, struct order_set *set, char **errstr)
+{
+	for (size_t i = 0; i < p->info->earlier_count; i++) {
+		struct order_set fwd;
+		orders_parse(p->info->earlier[i], p->c, -1, &fwd);
+		secrets_note(p->e, &fwd);
+		bool ok = false;
+		if (fwd.organiser)
+			ok = password_ok(p->e, STORE_ORGANISER, fwd.password, errstr);
+		else if (fwd.player >= 0)
+			ok = password_ok(p->e, p->c->players[fwd.player].key, fwd.password, errstr);
+		if (*errstr) {
+			orders_set_free(&fwd);
+			return -1;
+		}
+		if (ok) {
+			orders_set_free(set);
+			*set = fwd;
+			return 1;
+		}
+		orders_set_free(&fwd);
+	}
+	return 0;
 }
 
 static int apply_mail(struct process *p, char **errstr)
@@ -540,28 +664,49 @@ static int apply_mail(struct process *p, char **errstr)
 		out->summary = xstrdup(loop);
 		return 0;
 	}
+	if (info->auto_reply) {
+		out->verdict = ENGINE_IGNORED;
+		out->summary = xasprintf("an automatic reply (%s)", info->auto_reply);
+		return 0;
+	}
+	subject_check(p);
 	int by_addr = player_by_address(c, info->from_addr);
 	bool organiser_addr = c->organiser_email && info->from_addr &&
 			      strcasecmp(c->organiser_email, info->from_addr) == 0;
 	const struct player *known = by_addr >= 0 ? &c->players[by_addr] : NULL;
 
-	if (info->refusal) {
+	struct order_set set;
+	orders_parse(info->refusal ? "" : info->text, c, -1, &set);
+	secrets_note(e, &set);
+	int rc = 0;
+	if (set.player < 0 && !set.organiser) {
+		rc = forwarded_orders(p, &set, errstr);
+		if (rc < 0) {
+			orders_set_free(&set);
+			return -1;
+		}
+		p->forwarded = rc == 1;
+		rc = 0;
+	}
+
+	if (info->refusal && !p->forwarded) {
+		orders_set_free(&set);
 		if (!known && !organiser_addr) {
 			out->verdict = ENGINE_IGNORED;
 			out->summary = xasprintf("unknown sender, unreadable mail (%s)", info->refusal);
 			return 0;
 		}
-		char *reason = xasprintf("your mail could not be read: %s", info->refusal);
-		int rc = reject(p, by_addr, known ? known->email : c->organiser_email,
-				known ? known->name : c->organiser_name, "unreadable", reason,
-				NULL, errstr);
-		free(reason);
-		return rc;
+		return reject_unreadable(p, by_addr, known, errstr);
+	}
+	if (set.player < 0 && !set.organiser && info->maybe_auto_reply) {
+		/* an out-of-office reply without Auto-Submitted: no answer */
+		orders_set_free(&set);
+		out->verdict = ENGINE_IGNORED;
+		out->summary = xasprintf("an automatic reply (%s) without a PLAYER line",
+					 info->maybe_auto_reply);
+		return 0;
 	}
 
-	struct order_set set;
-	orders_parse(info->text, c, -1, &set);
-	int rc = 0;
 	if (set.organiser) {
 		bool ok = password_ok(e, STORE_ORGANISER, set.password, errstr);
 		if (*errstr) {
@@ -581,15 +726,29 @@ static int apply_mail(struct process *p, char **errstr)
 		} else {
 			json_t *extra = json_object();
 			json_object_set_new(extra, "lines", orders_ack_json(&set, &set, c, by_addr));
-			rc = reject(p, by_addr, known->email, known->name, "no_player_line",
-				    "no PLAYER line with your nation and password: nothing was changed",
+			if (info->stop_line > 0) {
+				json_object_set_new(extra, "stop_line", json_integer(info->stop_line));
+				json_object_set_new(extra, "stop_why", json_string(info->stop_why));
+			}
+			if (info->earlier_count > 0)
+				json_object_set_new(extra, "had_forwarded", json_true());
+			char *reason =
+				info->stop_line > 0
+					? xasprintf("no PLAYER line with your nation and password "
+						    "above line %d, where reading stopped: nothing "
+						    "was changed",
+						    info->stop_line)
+					: xstrdup("no PLAYER line with your nation and password: "
+						  "nothing was changed");
+			rc = reject(p, by_addr, known->email, known->name, "no_player_line", reason,
 				    extra, errstr);
+			free(reason);
 		}
 	} else {
 		const struct player *pl = &c->players[set.player];
 		free(out->player);
 		out->player = xstrdup(pl->key);
-		bool ok = password_ok(e, pl->key, set.password, errstr);
+		bool ok = p->forwarded || password_ok(e, pl->key, set.password, errstr);
 		if (*errstr) {
 			rc = -1;
 		} else if (!ok) {
@@ -632,7 +791,7 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 	} else {
 		if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
 			goto fail;
-		struct process p = {e, &info, raw, len, uid, now, c, out};
+		struct process p = {e, &info, raw, len, uid, now, c, out, NULL, false, false};
 		if (apply_mail(&p, errstr) != 0)
 			goto fail;
 		struct store_inbound row = {
@@ -677,6 +836,7 @@ out_free:
 	campaign_free(c);
 	free(msgid);
 	mail_info_free(&info);
+	engine_secrets_clear(e);
 	if (rc == 0) {
 		char *perr = NULL;
 		engine_publish_if_due(e, &perr);

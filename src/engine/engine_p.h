@@ -23,6 +23,11 @@ struct engine {
 	int rate_limit_per_hour;
 	char *publish_dir;   /* NULL: no web diary */
 	bool publish_due;    /* a committed step ended a turn or a year */
+	/* The plaintext passwords of the mail being processed (its PLAYER or
+	 * ORGANISER lines, PASSWORD orders, forwarded ones too): no mail
+	 * queued while it is processed may contain one (engine_queue_mail). */
+	char **secrets;
+	size_t secret_count;
 };
 
 struct reply {
@@ -44,9 +49,23 @@ struct reply {
 
 /* Renders and queues one mail; *body_out (if not NULL) gets the rendered
  * text. Returns 0, or -1 with *errstr on a database, template or compose
- * error. Inside the caller's transaction. */
+ * error. Inside the caller's transaction.
+ * The invariant that no secret is echoed is enforced here: a mail whose
+ * subject, text or HTML contains one of e->secrets is a bug. It is logged
+ * as an error and the secret is masked before the mail is queued; with the
+ * environment variable CAMPAIGND_SECRET_LEAK_ABORT set (the test suite sets
+ * it for every test) the process aborts instead, so a test that makes the
+ * engine echo a password fails loudly. */
 int engine_queue_mail(struct engine *e, const struct reply *r, const char *campaign_name,
 		      int64_t now, char **body_out, char **errstr);
+
+/* The secrets of the mail being processed (outbox.c): engine_secret_add
+ * keeps a copy of one (shorter than ORDERS_PASSWORD_MIN: ignored, it is
+ * no one's password); engine_secrets_mask replaces each in *s by a mask and
+ * says whether there was one; engine_secrets_clear wipes and forgets them. */
+void engine_secret_add(struct engine *e, const char *secret);
+bool engine_secrets_mask(struct engine *e, char **s);
+void engine_secrets_clear(struct engine *e);
 
 /* After a player's orders were stored (inside the mail's transaction):
  * battle result lines go to the battle waiting for them, and the year moves

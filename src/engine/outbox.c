@@ -6,13 +6,84 @@
 
 #include "engine/engine.h"
 #include "engine/engine_p.h"
+#include "base/log.h"
+#include "dbm/orders.h"
 #include "mail/mail_compose.h"
 #include "base/util.h"
 
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* ---- the secrets of the mail being processed ---- */
+
+void engine_secret_add(struct engine *e, const char *secret)
+{
+	if (!secret || strlen(secret) < ORDERS_PASSWORD_MIN)
+		return; /* shorter is no one's password: nothing to leak */
+	for (size_t i = 0; i < e->secret_count; i++)
+		if (strcmp(e->secrets[i], secret) == 0)
+			return;
+	e->secrets = xrealloc(e->secrets, (e->secret_count + 1) * sizeof *e->secrets);
+	e->secrets[e->secret_count++] = xstrdup(secret);
+}
+
+void engine_secrets_clear(struct engine *e)
+{
+	for (size_t i = 0; i < e->secret_count; i++) {
+		sodium_memzero(e->secrets[i], strlen(e->secrets[i]));
+		free(e->secrets[i]);
+	}
+	free(e->secrets);
+	e->secrets = NULL;
+	e->secret_count = 0;
+}
+
+bool engine_secrets_mask(struct engine *e, char **s)
+{
+	bool found = false;
+	for (size_t i = 0; *s && i < e->secret_count; i++) {
+		const char *secret = e->secrets[i];
+		if (!strstr(*s, secret))
+			continue;
+		found = true;
+		struct strbuf sb = {0};
+		const char *at = *s, *hit;
+		strbuf_puts(&sb, "");
+		while ((hit = strstr(at, secret))) {
+			strbuf_append(&sb, at, (size_t)(hit - at));
+			strbuf_puts(&sb, "********");
+			at = hit + strlen(secret);
+		}
+		strbuf_puts(&sb, at);
+		sodium_memzero(*s, strlen(*s));
+		free(*s);
+		*s = strbuf_take(&sb);
+	}
+	return found;
+}
+
+/* The invariant: no mail queued while a mail is processed repeats its
+ * password (see engine_queue_mail in engine_p.h). */
+static void secrets_enforce(struct engine *e, const char *template_name, char **subject,
+			    char **body, char **html)
+{
+	bool leak = engine_secrets_mask(e, subject);
+	leak |= engine_secrets_mask(e, body);
+	leak |= engine_secrets_mask(e, html);
+	if (!leak)
+		return;
+	log_error("BUG: the mail from template %s repeated the password of the mail it "
+		  "answers; the password was masked before the mail was queued",
+		  template_name);
+	if (getenv("CAMPAIGND_SECRET_LEAK_ABORT")) {
+		fprintf(stderr, "BUG: outgoing mail (template %s) contains the plaintext password "
+				"of the mail it answers\n", template_name);
+		abort();
+	}
+}
 
 /* ---- queueing ---- */
 
@@ -22,6 +93,7 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 	char *body = templates_render(e->templates, r->template_name, r->data, errstr);
 	if (!body)
 		return -1;
+	char *subject = xstrdup(r->subject ? r->subject : "");
 	struct mail_address to = {r->to_name, r->to_addr};
 	char *msgid = NULL, *refs = NULL, *html = NULL;
 	if (r->html_template) {
@@ -40,6 +112,7 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 		free(herr);
 		json_decref(hd);
 	}
+	secrets_enforce(e, r->template_name, &subject, &body, &html);
 	if (r->in_reply_to && r->in_reply_to->message_id) {
 		msgid = xasprintf("<%s>", r->in_reply_to->message_id);
 		refs = r->in_reply_to->references
@@ -50,7 +123,7 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 		.from = {e->from_name ? e->from_name : campaign_name, e->campaign_address},
 		.to = &to,
 		.n_to = 1,
-		.subject = r->subject,
+		.subject = subject,
 		.text_body = body,
 		.message_id_token = r->token,
 		.domain = e->domain,
@@ -68,6 +141,7 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 	free(msgid);
 	free(refs);
 	free(html);
+	free(subject);
 	if (!raw) {
 		free(body);
 		return -1;
