@@ -27,29 +27,49 @@ extern const struct ctl_command ctl_cmd_check_mail;
 
 static int run(int argc, char **argv)
 {
-	const char *db = NULL, *address = NULL, *templates_dir = NULL;
+	const char *db = NULL, *address = NULL, *templates_dir = NULL, *config = NULL;
 	static const struct option opts[] = {
 		{"database", required_argument, NULL, 'd'},
+		{"config", required_argument, NULL, 'c'},
 		{"address", required_argument, NULL, 'a'},
 		{"templates", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "d:a:t:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:c:a:t:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd': db = optarg; break;
+		case 'c': config = optarg; break;
 		case 'a': address = optarg; break;
 		case 't': templates_dir = optarg; break;
 		default: return ctl_usage(&ctl_cmd_check_mail);
 		}
 	}
-	if (!db || optind != argc - 1)
+	if ((!db && !config) || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_check_mail);
+	/* The daemon's configuration: its database, address, templates and
+	 * limits, so the mail is read and answered exactly as campaignd would. */
+	struct conf *cfg = NULL;
+	if (config) {
+		struct diag_list diags = {0};
+		cfg = conf_load(config, &diags);
+		diag_print(&diags, stderr);
+		diag_free(&diags);
+		if (!cfg)
+			return EX_CONFIG;
+		if (!db)
+			db = cfg->database;
+		if (!address)
+			address = cfg->campaign_address;
+		if (!templates_dir)
+			templates_dir = cfg->templates_dir;
+	}
 	const char *file = argv[optind];
 	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
 	if (!f) {
 		fprintf(stderr, "campaignctl: %s: %s\n", file, strerror(errno));
+		conf_free(cfg);
 		return EX_NOINPUT;
 	}
 	size_t len;
@@ -64,16 +84,21 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "campaignctl: %s\n", err);
 		free(err);
 		free(raw);
+		conf_free(cfg);
 		return store_status_exit_code(rc);
 	}
 	if (!address && store_kv_get(store, "campaign-address", &stored_address, NULL) == STORE_OK)
 		address = stored_address;
 	struct templates *tpl = templates_new(templates_dir);
-	struct engine_config cfg = {
+	/* no publish folder: checking a mail never writes the web diary */
+	struct engine_config ec = {
 		.campaign_address = address ? address : "campaign@invalid",
+		.from_name = cfg ? cfg->campaign_from_name : NULL,
 		.mailbox = "check-mail",
+		.limits = {.max_bytes = cfg ? cfg->max_message_bytes : 0},
+		.rate_limit_per_hour = cfg ? cfg->rate_limit_per_hour : 0,
 	};
-	struct engine *e = engine_new(store, tpl, &cfg);
+	struct engine *e = engine_new(store, tpl, &ec);
 	struct engine_outcome out;
 	int status;
 	if (engine_process_mail(e, 0, 0, raw, len, (int64_t)time(NULL), true, &out, &err) != 0) {
@@ -113,12 +138,13 @@ static int run(int argc, char **argv)
 	store_close(store);
 	free(stored_address);
 	free(raw);
+	conf_free(cfg);
 	return status;
 }
 
 const struct ctl_command ctl_cmd_check_mail = {
 	.name = "check-mail",
-	.usage = "check-mail -d DB [--address ADDR] [--templates DIR] FILE.eml",
+	.usage = "check-mail {-d DB | -c CONFIG} [--address ADDR] [--templates DIR] FILE.eml",
 	.summary = "show how a mail would be read and answered, changing nothing",
 	.run = run,
 };

@@ -289,6 +289,225 @@ static void test_oversized_mail_is_refused_with_a_reply(void **state)
 	free(m);
 }
 
+/* ---- mail as real clients write it (tests/data/mail) ---- */
+
+static char *load_mail(const char *name)
+{
+	const char *srcdir = getenv("top_srcdir");
+	char *path = xasprintf("%s/tests/data/mail/%s", srcdir ? srcdir : ".", name);
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		fail_msg("cannot open %s", path);
+	struct strbuf sb = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+		strbuf_append(&sb, buf, n);
+	fclose(fp);
+	free(path);
+	return strbuf_take(&sb);
+}
+
+static enum engine_verdict process_file(struct fixture *f, uint32_t uid, const char *name,
+					struct engine_outcome *out)
+{
+	char *raw = load_mail(name);
+	enum engine_verdict v = process(f, uid, raw, out);
+	free(raw);
+	return v;
+}
+
+/* The Subject line of the only mail in the outbox (the reply). */
+static char *outbox_subject(struct fixture *f)
+{
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000000, 100, &items, &n, NULL), STORE_OK);
+	assert_int_equal(n, 1);
+	const char *at = strstr(items[0].raw, "\r\nSubject: ");
+	assert_non_null(at);
+	at += 11;
+	char *subject = xstrndup(at, strcspn(at, "\r\n"));
+	assert_null(strstr(items[0].raw, BURGUNDY_PW));
+	store_outbox_items_free(items, n);
+	return subject;
+}
+
+static void assert_forwarded_accepted(struct fixture *f, const char *file, const char *sender,
+				      const char *orders_expected)
+{
+	struct engine_outcome out;
+	assert_int_equal(process_file(f, 1, file, &out), ENGINE_ACCEPTED);
+	assert_string_equal(out.sender, sender);
+	assert_string_equal(out.player, "burgundy");
+	assert_true(out.authenticated);
+	assert_int_equal(out.order_errors, 0);
+	/* acknowledged to the registered address, naming where the mail came from */
+	assert_string_equal(out.reply_to, "philippe@example.org");
+	char *line = xasprintf("This mail came from %s, not from your registered address", sender);
+	assert_non_null(strstr(out.reply, line));
+	free(line);
+	assert_non_null(strstr(out.reply, "read from the message forwarded in your mail"));
+	engine_outcome_free(&out);
+	char *orders = stored_orders(f, "burgundy");
+	assert_string_equal(orders, orders_expected);
+	free(orders);
+}
+
+/* Forwarded inline by Gmail, Apple Mail and Outlook, and as an attached
+ * message by Thunderbird, from another address: read on the PLAYER line. */
+static void test_forwarded_gmail(void **state)
+{
+	assert_forwarded_accepted(*state, "gmail-forward-inline.eml", "philippe.perso@gmail.example",
+				  "INVADE Flanders VIA Paris\nIN STORM HALT\n");
+}
+
+static void test_forwarded_applemail(void **state)
+{
+	assert_forwarded_accepted(*state, "applemail-forward.eml", "philippe@icloud.example",
+				  "INVADE Flanders VIA Paris\n");
+}
+
+static void test_forwarded_outlook(void **state)
+{
+	assert_forwarded_accepted(*state, "outlook-forward.eml", "p.lebon@work.example",
+				  "INVADE Flanders VIA Paris\n");
+}
+
+static void test_forwarded_as_attachment(void **state)
+{
+	assert_forwarded_accepted(*state, "thunderbird-forward-attached.eml", "philippe@old.example",
+				  "INVADE Flanders VIA Paris\n");
+}
+
+/* A forwarded mail without the right password changes nothing. */
+static void test_forwarded_wrong_password(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	char *raw = load_mail("gmail-forward-inline.eml");
+	/* the same mail with another password (quoted-printable keeps it as is) */
+	char *at = strstr(raw, "BRG0-1XYZ");
+	assert_non_null(at);
+	memcpy(at, "BRG9-9XYZ", 9);
+	assert_int_equal(process(f, 1, raw, &out), ENGINE_IGNORED);
+	assert_string_equal(out.summary, "unknown sender and no valid PLAYER line");
+	assert_null(out.reply);
+	engine_outcome_free(&out);
+	assert_null(stored_orders(f, "burgundy"));
+	free(raw);
+}
+
+/* Bottom-posted and interleaved replies: every unquoted line is read. */
+static void test_bottom_posted_reply(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	assert_int_equal(process_file(f, 1, "thunderbird-bottom-post.eml", &out), ENGINE_ACCEPTED);
+	assert_int_equal(out.order_errors, 0);
+	assert_null(strstr(out.reply, "This mail came from"));
+	engine_outcome_free(&out);
+	char *orders = stored_orders(f, "burgundy");
+	assert_string_equal(orders, "INVADE Flanders VIA Paris\n");
+	free(orders);
+}
+
+static void test_interleaved_reply(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	assert_int_equal(process_file(f, 1, "gmail-interleaved.eml", &out), ENGINE_ACCEPTED);
+	assert_int_equal(out.order_errors, 0);
+	engine_outcome_free(&out);
+	char *orders = stored_orders(f, "burgundy");
+	assert_string_equal(orders, "INVADE Flanders VIA Paris\nIN STORM HALT\n");
+	free(orders);
+}
+
+/* Sign-offs of phones and Windows Mail are no orders and no errors. */
+static void test_signoffs_ignored(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	assert_int_equal(process_file(f, 1, "windows-mail-signoffs.eml", &out), ENGINE_ACCEPTED);
+	assert_int_equal(out.order_errors, 0);
+	assert_null(strstr(out.reply, "gesendet"));
+	assert_null(strstr(out.reply, "Mail for Windows"));
+	engine_outcome_free(&out);
+	char *orders = stored_orders(f, "burgundy");
+	assert_string_equal(orders, "INVADE Flanders VIA Paris\nIN STORM HALT\n");
+	free(orders);
+}
+
+/* Out-of-office replies without Auto-Submitted get no answer. */
+static void test_auto_replies_unanswered(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	assert_int_equal(process_file(f, 1, "exchange-automatic-reply.eml", &out), ENGINE_IGNORED);
+	assert_string_equal(out.summary,
+			    "an automatic reply (an automatic reply's Subject) without a PLAYER line");
+	assert_null(out.reply);
+	engine_outcome_free(&out);
+	assert_int_equal(process_file(f, 2, "precedence-auto-reply.eml", &out), ENGINE_IGNORED);
+	assert_string_equal(out.summary, "an automatic reply (Precedence: auto_reply)");
+	assert_null(out.reply);
+	engine_outcome_free(&out);
+	assert_int_equal(outbox_count(f), 0);
+
+	/* X-Auto-Response-Suppress alone (Exchange puts it on ordinary mail
+	 * too) does not hide orders with a PLAYER line */
+	char *m = mail("philippe@example.org", "xars@example.org", "X-Auto-Response-Suppress: All\r\n",
+		       "PLAYER burgundy " BURGUNDY_PW "\r\nINVADE Flanders\r\n");
+	assert_int_equal(process(f, 3, m, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	free(m);
+}
+
+/* A Subject with a PLAYER line: not read, not repeated, and the reply says so. */
+static void test_subject_with_player_line(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	assert_int_equal(process_file(f, 1, "subject-player-line.eml", &out), ENGINE_REJECTED);
+	assert_string_equal(out.reply_to, "philippe@example.org");
+	assert_non_null(strstr(out.reply, "The Subject of a mail is not read for orders"));
+	assert_null(strstr(out.reply, BURGUNDY_PW));
+	assert_null(strstr(out.reply, "PLAYER burgundy BRG0"));
+	engine_outcome_free(&out);
+	char *subject = outbox_subject(f);
+	assert_string_equal(subject, "Your mail to the campaign");
+	free(subject);
+}
+
+/* Reading stopped at Outlook's header block: the rejection says where. */
+static void test_rejection_says_where_reading_stopped(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	assert_int_equal(process_file(f, 1, "outlook-reply-no-player.eml", &out), ENGINE_REJECTED);
+	assert_string_equal(out.summary, "no PLAYER line with your nation and password above "
+					 "line 5, where reading stopped: nothing was changed");
+	assert_non_null(strstr(out.reply, "Reading stopped at line 5 of your mail: the header "
+					  "lines of an earlier message (From:, Sent:...) begin "
+					  "there."));
+	engine_outcome_free(&out);
+}
+
+/* Too large: the reply gives the size and the limit and names the photo. */
+static void test_oversized_photo(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	assert_int_equal(process_file(f, 1, "iphone-photo-oversized.eml", &out), ENGINE_REJECTED);
+	assert_string_equal(out.summary,
+			    "your mail is 34 kB, and the campaign reads mails of up to 20 kB");
+	assert_non_null(strstr(out.reply, "without the photo"));
+	assert_null(strstr(out.reply, "plain text"));
+	engine_outcome_free(&out);
+	assert_null(stored_orders(f, "burgundy"));
+}
+
 static void test_dry_run_changes_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -372,6 +591,18 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_accepted_orders_are_stored_and_acknowledged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_gmail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_applemail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_outlook, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_as_attachment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forwarded_wrong_password, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bottom_posted_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interleaved_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signoffs_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auto_replies_unanswered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_subject_with_player_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rejection_says_where_reading_stopped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_photo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_generated_password_typed_loosely, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_mail_replaces_movement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_password_replies_to_registered_address, setup, teardown),
