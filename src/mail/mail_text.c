@@ -818,7 +818,7 @@ static void read_lines(char **lines, size_t count, struct mail_text_reading *out
 {
 	struct strbuf sb = {0};
 	size_t kept_blank = 0;
-	bool any_kept = false;
+	bool any_kept = false, skipped = false;
 	const char *why = NULL;
 	size_t stop = 0, earlier_from = 0;
 
@@ -860,6 +860,7 @@ static void read_lines(char **lines, size_t count, struct mail_text_reading *out
 				j++;
 			if (j >= count || is_quoted(lines[j])) {
 				i = end - 1;
+				skipped = true;
 				continue;
 			}
 			why = STOP_ATTRIBUTION;
@@ -867,13 +868,19 @@ static void read_lines(char **lines, size_t count, struct mail_text_reading *out
 			earlier_from = end;
 			break;
 		}
-		if (is_device_signature(line) || is_quoted(line))
+		if (is_device_signature(line) || is_quoted(line)) {
+			skipped = true;
 			continue;
+		}
 		if (!*skip_blanks(line)) {
 			if (any_kept)
 				kept_blank++;
 			continue;
 		}
+		/* the blank lines around skipped ones become one */
+		if (skipped && kept_blank > 1)
+			kept_blank = 1;
+		skipped = false;
 		for (; kept_blank > 0; kept_blank--)
 			strbuf_putc(&sb, '\n');
 		strbuf_puts(&sb, line);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <sodium.h>
@@ -16,6 +18,7 @@
 #include "lib/campaign_fixture.h"
 #include "engine/engine.h"
 #include "lib/engine_fixture.h"
+#include "engine/engine_p.h"
 #include "store/store.h"
 #include "text/templates.h"
 #include "base/util.h"
@@ -508,6 +511,65 @@ static void test_oversized_photo(void **state)
 	assert_null(stored_orders(f, "burgundy"));
 }
 
+/* The invariant where mail is queued: a mail that repeats the password of
+ * the mail being answered aborts when CAMPAIGND_SECRET_LEAK_ABORT is set (as
+ * for every test), and is masked (and logged) otherwise. */
+static int queue_leaking_mail(struct fixture *f)
+{
+	struct engine *e = f->engine;
+	e->secrets = xcalloc(1, sizeof *e->secrets);
+	e->secrets[0] = xstrdup(BURGUNDY_PW);
+	e->secret_count = 1;
+	json_t *data = json_object();
+	json_object_set_new(data, "campaign", json_string("Test"));
+	json_object_set_new(data, "reason", json_string("a template bug: " BURGUNDY_PW));
+	struct reply r = {"philippe@example.org", "Philippe", "Re: PLAYER burgundy " BURGUNDY_PW,
+			  "rejected", data, NULL, "leak.1", MAIL_AUTO_REPLIED, NULL, 0, NULL};
+	char *err = NULL, *body = NULL;
+	int rc = engine_queue_mail(e, &r, "Test", NOW, &body, &err);
+	json_decref(data);
+	free(err);
+	if (body)
+		assert_null(strstr(body, BURGUNDY_PW));
+	free(body);
+	return rc;
+}
+
+static void test_secret_leak_is_caught(void **state)
+{
+	struct fixture *f = *state;
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("CAMPAIGND_SECRET_LEAK_ABORT", "1", 1);
+		fclose(stderr); /* the BUG line is expected here */
+		queue_leaking_mail(f);
+		_exit(0);
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGABRT);
+	assert_int_equal(outbox_count(f), 0);
+
+	char *saved = getenv("CAMPAIGND_SECRET_LEAK_ABORT");
+	saved = saved ? xstrdup(saved) : NULL;
+	unsetenv("CAMPAIGND_SECRET_LEAK_ABORT");
+	int rc = queue_leaking_mail(f);
+	if (saved)
+		setenv("CAMPAIGND_SECRET_LEAK_ABORT", saved, 1);
+	free(saved);
+	assert_int_equal(rc, 0);
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000000, 100, &items, &n, NULL), STORE_OK);
+	assert_int_equal(n, 1);
+	assert_null(strstr(items[0].raw, BURGUNDY_PW));
+	assert_non_null(strstr(items[0].raw, "Subject: Re: PLAYER burgundy ********"));
+	store_outbox_items_free(items, n);
+}
+
 static void test_dry_run_changes_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -603,6 +665,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_subject_with_player_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejection_says_where_reading_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oversized_photo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_secret_leak_is_caught, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_generated_password_typed_loosely, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_mail_replaces_movement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_password_replies_to_registered_address, setup, teardown),

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -195,6 +196,85 @@ static void test_clean_reply_markers(void **state)
 	assert_clean("From: me\nMOVE A B\n", "From: me\nMOVE A B\n");
 }
 
+/* Bottom-posted and interleaved replies: the attribution and the quotes are
+ * skipped, every line the player wrote is read. */
+static void test_clean_replies_read_wherever_written(void **state)
+{
+	(void)state;
+	assert_clean("On Mon, 3 Mar 2025 at 10:00, Umpire <u@example.org> wrote:\n"
+		     "> Your turn.\n> PLAYER burgundy <password>\n\nSTATUS\nMOVE A B\n",
+		     "STATUS\nMOVE A B\n");
+	assert_clean("Le lun. 3 mars 2025 \xc3\xa0 10:00, Arbitre <a@b.fr> a \xc3\xa9" "crit :\n"
+		     "> Where to?\nMOVE A B\n> In a storm?\nIN STORM HALT\n> -- \n> Umpire\n",
+		     "MOVE A B\nIN STORM HALT\n");
+	/* a wrapped attribution followed by quotes */
+	assert_clean("STATUS\nOn Mon, 3 Mar 2025 at 10:00, Campaign Umpire <\numpire@example.org> wrote:\n"
+		     "\n> x\nMAP\n",
+		     "STATUS\n\nMAP\n");
+}
+
+/* Sign-offs in the players' languages are skipped, and reading goes on. */
+static void test_clean_signoffs_skipped(void **state)
+{
+	(void)state;
+	static const char *const signoffs[] = {
+		"Sent from my Galaxy", "Sent from Mail for Windows", "Get Outlook for iOS",
+		"Get Outlook for Android<https://aka.ms/ghei36>", "Sent from Yahoo Mail on Android",
+		"Envoy\xc3\xa9 de mon iPhone", "Von meinem iPhone gesendet",
+		"Gesendet von Mail f\xc3\xbcr Windows", "Enviado desde mi iPhone",
+		"Inviato da iPhone", "Verzonden vanaf mijn iPhone", "Outlook voor Android downloaden",
+		"T\xc3\xa9l\xc3\xa9" "charger Outlook pour Android", "Obtener Outlook para iOS",
+	};
+	for (size_t i = 0; i < sizeof signoffs / sizeof signoffs[0]; i++) {
+		char in[200];
+		snprintf(in, sizeof in, "STATUS\n\n%s\n\n> quoted\nMAP\n", signoffs[i]);
+		assert_clean(in, "STATUS\n\nMAP\n");
+	}
+}
+
+static void assert_reading(const char *in, const char *text, int stop_line, const char *why_part,
+			   size_t earlier, const char *first_earlier)
+{
+	struct mail_text_reading r;
+	mail_text_read(in, &r);
+	assert_string_equal(r.text, text);
+	assert_int_equal(r.stop_line, stop_line);
+	if (why_part) {
+		assert_non_null(r.stop_why);
+		assert_non_null(strstr(r.stop_why, why_part));
+	} else {
+		assert_null(r.stop_why);
+	}
+	assert_int_equal(r.earlier_count, earlier);
+	if (first_earlier)
+		assert_string_equal(r.earlier[0], first_earlier);
+	mail_text_reading_free(&r);
+}
+
+/* Where reading stops, why, and the forwarded or earlier message below. */
+static void test_read_stops_and_forwards(void **state)
+{
+	(void)state;
+	assert_reading("STATUS\n", "STATUS\n", 0, NULL, 0, NULL);
+	assert_reading("STATUS\n-- \nPLAYER x y\n", "STATUS\n", 2, "signature", 0, NULL);
+	/* Gmail */
+	assert_reading("See below\n\n---------- Forwarded message ---------\nFrom: A <a@b.c>\n"
+		       "Date: Mon, 3 Mar 2025 at 10:00\nSubject: orders\nTo: <c@d.e>\n\n\n"
+		       "PLAYER x y\nMOVE A B\n> old\n--\nA\n",
+		       "See below\n", 3, "forwarded", 1, "PLAYER x y\nMOVE A B\n");
+	/* Apple Mail, German */
+	assert_reading("Anfang der weitergeleiteten Nachricht:\n\nVon: A <a@b.c>\nBetreff: orders\n"
+		       "Datum: 3. M\xc3\xa4rz 2025 um 10:00:00 MEZ\nAn: c@d.e\n\nPLAYER x y\n",
+		       "", 1, "forwarded", 1, "PLAYER x y\n");
+	/* Outlook's header block (a forward or an earlier mail), inside a forward */
+	assert_reading("FYI\n\nFrom: A <a@b.c>\nSent: Monday, March 3, 2025 10:00 AM\nTo: c@d.e\n"
+		       "Subject: orders\n\nMOVE A B\n\n-----Original Message-----\nFrom: x\n\nPLAYER x y\n",
+		       "FYI\n", 3, "header lines", 2, "MOVE A B\n");
+	/* an attribution with no quotes below it: history, read only for a PLAYER line */
+	assert_reading("MOVE A B\nOn Mon, 3 Mar 2025 at 10:00, A <a@b.c> wrote:\nPLAYER x y\n",
+		       "MOVE A B\n", 2, "wrote", 1, "PLAYER x y\n");
+}
+
 static void test_clean_blank_lines(void **state)
 {
 	(void)state;
@@ -221,6 +301,9 @@ int main(void)
 		cmocka_unit_test(test_clean_signatures),
 		cmocka_unit_test(test_clean_reply_markers),
 		cmocka_unit_test(test_clean_blank_lines),
+		cmocka_unit_test(test_clean_replies_read_wherever_written),
+		cmocka_unit_test(test_clean_signoffs_skipped),
+		cmocka_unit_test(test_read_stops_and_forwards),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
