@@ -689,6 +689,14 @@ static int apply_mail(struct process *p, char **errstr)
 		rc = 0;
 	}
 
+	if (set.player < 0 && !set.organiser && info->maybe_auto_reply) {
+		/* an out-of-office reply without Auto-Submitted: no answer */
+		orders_set_free(&set);
+		out->verdict = ENGINE_IGNORED;
+		out->summary = xasprintf("an automatic reply (%s) without a PLAYER line",
+					 info->maybe_auto_reply);
+		return 0;
+	}
 	if (info->refusal && !p->forwarded) {
 		orders_set_free(&set);
 		if (!known && !organiser_addr) {
@@ -697,14 +705,6 @@ static int apply_mail(struct process *p, char **errstr)
 			return 0;
 		}
 		return reject_unreadable(p, by_addr, known, errstr);
-	}
-	if (set.player < 0 && !set.organiser && info->maybe_auto_reply) {
-		/* an out-of-office reply without Auto-Submitted: no answer */
-		orders_set_free(&set);
-		out->verdict = ENGINE_IGNORED;
-		out->summary = xasprintf("an automatic reply (%s) without a PLAYER line",
-					 info->maybe_auto_reply);
-		return 0;
 	}
 
 	if (set.organiser) {

@@ -456,6 +456,15 @@ static void test_auto_replies_unanswered(void **state)
 	assert_string_equal(out.summary, "an automatic reply (Precedence: auto_reply)");
 	assert_null(out.reply);
 	engine_outcome_free(&out);
+	/* nor one that cannot be read at all (an image only) */
+	char *img = xasprintf("From: philippe@example.org\r\nTo: " ADDRESS "\r\n"
+			      "Subject: Out of Office: orders\r\nMessage-ID: <oof-img@example.org>\r\n"
+			      "Content-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+			      "iVBORw0KGgo=\r\n");
+	assert_int_equal(process(f, 4, img, &out), ENGINE_IGNORED);
+	assert_null(out.reply);
+	engine_outcome_free(&out);
+	free(img);
 	assert_int_equal(outbox_count(f), 0);
 
 	/* X-Auto-Response-Suppress alone (Exchange puts it on ordinary mail
