@@ -226,7 +226,9 @@ static int daemon_open(struct daemon *d, const char *config_path)
 		.campaign_address = d->cfg->campaign_address,
 		.from_name = d->cfg->campaign_from_name,
 		.mailbox = d->cfg->source == SOURCE_IMAP ? d->cfg->imap_folder : "maildir",
-		.limits = {.max_bytes = d->cfg->max_message_bytes, .max_depth = 20},
+		.limits = {.max_bytes = d->cfg->max_message_bytes, .max_depth = 20,
+			   .max_nesting = d->cfg->max_mime_depth,
+			   .max_parts = d->cfg->max_mime_parts},
 		.rate_limit_per_hour = d->cfg->rate_limit_per_hour,
 		.publish_dir = d->cfg->publish_dir,
 	};

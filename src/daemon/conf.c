@@ -51,6 +51,8 @@ static const struct key_def keys[] = {
 	{"smtp-password-file", K_PATH, S(smtp_password_file), 0, 0},
 	{"smtp-insecure", K_BOOL, S(smtp_insecure), 0, 0},
 	{"max-message-size", K_INT, S(max_message_bytes), 1024, INT_MAX},
+	{"max-mime-depth", K_INT, S(max_mime_depth), 1, 200},
+	{"max-mime-parts", K_INT, S(max_mime_parts), 10, 100000},
 	{"rate-limit", K_INT, S(rate_limit_per_hour), 1, 100000},
 };
 #undef S
@@ -61,7 +63,8 @@ const char *const conf_keys[] = {
 	"imap-port", "imap-tls", "imap-user", "imap-password", "imap-password-file",
 	"imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
 	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
-	"smtp-password-file", "smtp-insecure", "max-message-size", "rate-limit", NULL,
+	"smtp-password-file", "smtp-insecure", "max-message-size", "max-mime-depth",
+	"max-mime-parts", "rate-limit", NULL,
 };
 
 static void conf_defaults(struct conf *cfg)
@@ -72,6 +75,8 @@ static void conf_defaults(struct conf *cfg)
 	cfg->smtp_tls = TLS_STARTTLS;
 	cfg->poll_seconds = 60;
 	cfg->max_message_bytes = 1024 * 1024;
+	cfg->max_mime_depth = 50;
+	cfg->max_mime_parts = 1000;
 	cfg->rate_limit_per_hour = 30;
 }
 

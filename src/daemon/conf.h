@@ -47,6 +47,8 @@ struct conf {
 	bool smtp_insecure;
 
 	size_t max_message_bytes;
+	int max_mime_depth;      /* MIME containers nested deeper: refused unread */
+	int max_mime_parts;      /* more MIME parts: refused unread */
 	int rate_limit_per_hour; /* mails per sender per hour before we stop replying */
 };
 

@@ -30,12 +30,40 @@
 
 #define MAIL_READ_DEFAULT_MAX_BYTES (1024u * 1024u)
 #define MAIL_READ_DEFAULT_MAX_DEPTH 20
+#define MAIL_READ_DEFAULT_MAX_NESTING 50
+#define MAIL_READ_DEFAULT_MAX_PARTS 1000
+/* Parentheses (RFC 5322 comments) nested deeper than this in one header
+ * line: refusal "nested too deeply". Real mail nests two at most. */
+#define MAIL_READ_MAX_COMMENT_NESTING 50
 
-/* Zero (or a NULL limits pointer) means the default above. */
+/* Zero (or a NULL limits pointer) means the default above.
+ *
+ * Before libetpan sees a message, one linear scan of the raw bytes
+ * (mail_read_scan) measures its MIME nesting, its number of parts and the
+ * nesting of parentheses: libetpan's parser recurses once per level, and a
+ * hostile mail of 800 KB nesting 28,000 message/rfc822 parts (or 900,000
+ * parentheses) overflows the stack. A message beyond the limits is refused
+ * unread; only its top header block is read, for the answer. */
 struct mail_read_limits {
 	size_t max_bytes; /* larger messages: headers only, refusal "message too large" */
 	int max_depth;    /* parts below this many MIME containers are not read */
+	int max_nesting;  /* more containers nested: refusal "nested too deeply" */
+	int max_parts;    /* more parts: refusal "too many MIME parts" */
 };
+
+/* What mail_read_scan measured. */
+struct mail_scan {
+	int nesting;         /* deepest MIME container nesting (message: 0) */
+	size_t parts;        /* an upper bound on the parts: lines that start a
+				Content-Type field or look like a delimiter ("--x") */
+	int comment_nesting; /* deepest parenthesis nesting in one unfolded line */
+};
+
+/* Scans len bytes (no libetpan, no allocation, linear in len times the
+ * nesting reached): the scan stops as soon as the nesting passes
+ * max_nesting (or 254), so nesting then says max_nesting + 1 at most.
+ * parts bounds the depth libetpan can recurse to, whatever the structure. */
+void mail_read_scan(const char *raw, size_t len, int max_nesting, struct mail_scan *out);
 
 struct mail_info {
 	char *message_id;    /* without <>, NULL if none */
@@ -70,7 +98,8 @@ struct mail_info {
 	size_t earlier_count;
 	char *refusal; /* NULL, or why there is no text: "no text part",
 	                  "encrypted message", "truncated multipart",
-	                  "nested too deeply", "message too large" */
+	                  "nested too deeply", "too many MIME parts",
+	                  "message too large" */
 	char **warnings; /* things the reader fixed or guessed, in order, no
 	                    duplicates: "HTML converted to text", "invalid UTF-8
 	                    replaced", "unknown charset x read as windows-1252"... */

@@ -517,6 +517,110 @@ static void test_nesting_limit(void **state)
 	free(raw);
 }
 
+/* Issue 17: libetpan's parser recurses once per MIME level and per nested
+ * parenthesis; these mails overflowed the stack (SIGSEGV) before the scan.
+ * Each is refused unread, its sender still known for the answer. */
+static char *deep_rfc822_mail(int levels, size_t *len)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "From: Pieter <pieter@example.org>\r\nSubject: deep\r\n"
+			 "Message-ID: <deep@example.net>\r\nMIME-Version: 1.0\r\n");
+	for (int i = 0; i < levels; i++)
+		strbuf_puts(&sb, "Content-Type: message/rfc822\r\n\r\n");
+	strbuf_puts(&sb, "Content-Type: text/plain\r\n\r\nSTATUS\r\n");
+	*len = sb.len;
+	return strbuf_take(&sb);
+}
+
+static void test_hostile_nesting_refused(void **state)
+{
+	(void)state;
+	struct mail_info m;
+	size_t len;
+	char *raw = deep_rfc822_mail(28000, &len);
+	assert_true(len > 800000 && len < MAIL_READ_DEFAULT_MAX_BYTES);
+	assert_int_equal(mail_read(raw, len, NULL, &m), 0);
+	assert_null(m.text);
+	assert_string_equal(m.refusal, "nested too deeply");
+	assert_string_equal(m.from_addr, "pieter@example.org");
+	assert_string_equal(m.message_id, "deep@example.net");
+	mail_info_free(&m);
+	struct mail_scan scan;
+	mail_read_scan(raw, len, 100, &scan);
+	assert_int_equal(scan.nesting, 101); /* the scan stops there */
+	free(raw);
+
+	/* at the limit it is read; one more level is refused */
+	raw = deep_rfc822_mail(MAIL_READ_DEFAULT_MAX_NESTING, &len);
+	mail_read_scan(raw, len, MAIL_READ_DEFAULT_MAX_NESTING, &scan);
+	assert_int_equal(scan.nesting, MAIL_READ_DEFAULT_MAX_NESTING);
+	assert_int_equal(mail_read(raw, len, NULL, &m), 0);
+	assert_string_not_equal(m.refusal ? m.refusal : "", "nested too deeply");
+	mail_info_free(&m);
+	free(raw);
+	raw = deep_rfc822_mail(MAIL_READ_DEFAULT_MAX_NESTING + 1, &len);
+	assert_int_equal(mail_read(raw, len, NULL, &m), 0);
+	assert_string_equal(m.refusal, "nested too deeply");
+	mail_info_free(&m);
+	free(raw);
+
+	/* multiparts with distinct boundaries, and digests whose parts are
+	 * message/rfc822 without saying so */
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "From: pieter@example.org\nContent-Type: multipart/mixed; boundary=b0\n\n");
+	for (int i = 1; i < 15000; i++)
+		strbuf_printf(&sb, "--b%d\nContent-Type: multipart/mixed;\n boundary=\"b%d\"\n\n",
+			      i - 1, i);
+	assert_int_equal(mail_read(sb.data, sb.len, NULL, &m), 0);
+	assert_string_equal(m.refusal, "nested too deeply");
+	mail_info_free(&m);
+	strbuf_free(&sb);
+	strbuf_puts(&sb, "From: pieter@example.org\n");
+	for (int i = 0; i < 15000; i++)
+		strbuf_printf(&sb, "Content-Type: multipart/digest; boundary=d%d\n\n--d%d\n\n", i, i);
+	assert_int_equal(mail_read(sb.data, sb.len, NULL, &m), 0);
+	assert_string_equal(m.refusal, "nested too deeply");
+	mail_info_free(&m);
+	strbuf_free(&sb);
+
+	/* 900,000 nested parentheses in a header: refused, the From still read */
+	strbuf_puts(&sb, "From: pieter@example.org (Pieter ");
+	for (int i = 0; i < 900000; i++)
+		strbuf_putc(&sb, '(');
+	strbuf_puts(&sb, "\r\nSubject: x\r\n\r\nSTATUS\r\n");
+	assert_int_equal(mail_read(sb.data, sb.len, NULL, &m), 0);
+	assert_string_equal(m.refusal, "nested too deeply");
+	assert_string_equal(m.from_addr, "pieter@example.org");
+	mail_info_free(&m);
+	/* also when the mail is too large: its headers are read all the same */
+	struct mail_read_limits small = {.max_bytes = 100000};
+	assert_int_equal(mail_read(sb.data, sb.len, &small, &m), 0);
+	assert_string_equal(m.refusal, "message too large");
+	assert_string_equal(m.from_addr, "pieter@example.org");
+	mail_info_free(&m);
+	strbuf_free(&sb);
+
+	/* siblings are not nesting: 40 attachments read fine; too many parts
+	 * are refused */
+	strbuf_puts(&sb, "From: pieter@example.org\nContent-Type: multipart/mixed; boundary=\"=_x\"\n\n"
+			 "--=_x\nContent-Type: text/plain\n\nSTATUS\n");
+	for (int i = 0; i < 40; i++)
+		strbuf_puts(&sb, "--=_x\nContent-Type: message/rfc822\n\nSubject: a\n\nhello\n");
+	strbuf_puts(&sb, "--=_x--\n");
+	assert_int_equal(mail_read(sb.data, sb.len, NULL, &m), 0);
+	assert_string_equal(m.text, "STATUS\n");
+	mail_info_free(&m);
+	struct mail_read_limits few = {.max_parts = 50};
+	assert_int_equal(mail_read(sb.data, sb.len, &few, &m), 0);
+	assert_string_equal(m.refusal, "too many MIME parts");
+	assert_string_equal(m.from_addr, "pieter@example.org");
+	mail_info_free(&m);
+	mail_read_scan(sb.data, sb.len, MAIL_READ_DEFAULT_MAX_NESTING, &scan);
+	assert_int_equal(scan.nesting, 2);
+	assert_int_equal(scan.parts, 1 + 41 + 41 + 1); /* Content-Type lines, delimiters */
+	strbuf_free(&sb);
+}
+
 static void test_truncated_multipart(void **state)
 {
 	(void)state;
@@ -712,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_no_headers_and_empty),
 		cmocka_unit_test(test_message_too_large),
 		cmocka_unit_test(test_nesting_limit),
+		cmocka_unit_test(test_hostile_nesting_refused),
 		cmocka_unit_test(test_truncated_multipart),
 		cmocka_unit_test(test_charset_fallbacks),
 		cmocka_unit_test(test_structure_refusals),
