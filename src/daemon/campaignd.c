@@ -118,6 +118,7 @@ static struct mail_source *make_source(const struct conf *cfg)
 		struct maildir_source_config m = {
 			.path = cfg->maildir,
 			.processed_folder = cfg->processed_folder,
+			.quarantine_folder = cfg->quarantine_folder,
 			.create = true,
 			.log = tlog,
 		};
@@ -133,6 +134,7 @@ static struct mail_source *make_source(const struct conf *cfg)
 		.password = cfg->imap_password,
 		.mailbox = cfg->imap_folder,
 		.processed_folder = cfg->processed_folder,
+		.quarantine_folder = cfg->quarantine_folder,
 		.log = tlog,
 	};
 	return transport_imap_source_new(&i);
@@ -230,6 +232,7 @@ static int daemon_open(struct daemon *d, const char *config_path)
 			   .max_nesting = d->cfg->max_mime_depth,
 			   .max_parts = d->cfg->max_mime_parts},
 		.rate_limit_per_hour = d->cfg->rate_limit_per_hour,
+		.quarantine_after = d->cfg->quarantine_after,
 		.publish_dir = d->cfg->publish_dir,
 	};
 	d->engine = engine_new(d->store, d->templates, &ec);
@@ -271,7 +274,24 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 	int64_t now = clock_now();
 	if (engine_process_mail(fc->d->engine, msg->uidvalidity, msg->uid, msg->data, msg->len, now,
 				false, &out, &err) != 0) {
-		/* nothing was recorded: the mail stays and is fetched again */
+		/* Nothing was recorded: the mail stays and is fetched again,
+		 * unless it failed this way too often: then it is set aside
+		 * and the mails behind it go on. */
+		char *qerr = NULL;
+		int q = engine_mail_failed(fc->d->engine, msg->uidvalidity, msg->uid, msg->data,
+					   msg->len, err ? err : "failed", now, &qerr);
+		if (q == 1) {
+			log_error("message uid %u: %s; failed %d times: set aside in the quarantine "
+				  "folder, the organiser is told", msg->uid, err ? err : "failed",
+				  fc->d->cfg->quarantine_after);
+			free(err);
+			fc->processed++;
+			return stop_requested ? TRANSPORT_TEMPFAIL : TRANSPORT_OK;
+		}
+		if (q < 0)
+			log_error("message uid %u: counting its failure: %s", msg->uid,
+				  qerr ? qerr : "failed");
+		free(qerr);
 		log_error("message uid %u: %s; will retry", msg->uid, err ? err : "failed");
 		if (errstr)
 			*errstr = err;
@@ -295,23 +315,26 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 	return stop_requested ? TRANSPORT_TEMPFAIL : TRANSPORT_OK;
 }
 
-/* Moves the mail that was committed but not yet moved. */
-static enum transport_status do_moves(struct daemon *d)
+/* Moves the mail that was committed (or set aside) but not yet moved. */
+static enum transport_status do_moves_to(struct daemon *d, bool quarantine)
 {
 	uint32_t *uids = NULL, uidvalidity = 0, last = 0;
 	size_t n = 0;
 	char *err = NULL;
 	if (engine_mailbox_position(d->engine, &uidvalidity, &last, &err) != 0 ||
-	    engine_pending_moves(d->engine, &uids, &n, &err) != 0) {
+	    (quarantine ? engine_pending_quarantine(d->engine, &uids, &n, &err)
+			: engine_pending_moves(d->engine, &uids, &n, &err)) != 0) {
 		log_error("%s", err);
 		free(err);
 		return TRANSPORT_TEMPFAIL;
 	}
 	enum transport_status st = TRANSPORT_OK;
 	for (size_t i = 0; i < n && st == TRANSPORT_OK; i++) {
-		st = mail_source_mark_processed(d->source, uidvalidity, uids[i], &err);
+		st = quarantine ? mail_source_quarantine(d->source, uidvalidity, uids[i], &err)
+				: mail_source_mark_processed(d->source, uidvalidity, uids[i], &err);
 		if (st == TRANSPORT_OK || st == TRANSPORT_UIDVALIDITY_CHANGED) {
-			if (engine_move_done(d->engine, uids[i], &err) != 0) {
+			if ((quarantine ? engine_quarantine_done(d->engine, uids[i], &err)
+					: engine_move_done(d->engine, uids[i], &err)) != 0) {
 				log_error("%s", err);
 				st = TRANSPORT_TEMPFAIL;
 			} else {
@@ -325,6 +348,13 @@ static enum transport_status do_moves(struct daemon *d)
 	}
 	free(uids);
 	return st;
+}
+
+static enum transport_status do_moves(struct daemon *d)
+{
+	enum transport_status st = do_moves_to(d, true);
+	enum transport_status st2 = do_moves_to(d, false);
+	return st != TRANSPORT_OK ? st : st2;
 }
 
 /* One round: pending moves, new mail, moves, outbox. Returns the worst

@@ -31,6 +31,8 @@ static const struct key_def keys[] = {
 	{"source", K_SOURCE, S(source), 0, 0},
 	{"maildir", K_PATH, S(maildir), 0, 0},
 	{"processed-folder", K_STRING, S(processed_folder), 0, 0},
+	{"quarantine-folder", K_STRING, S(quarantine_folder), 0, 0},
+	{"quarantine-after", K_INT, S(quarantine_after), 1, 1000},
 	{"imap-host", K_STRING, S(imap_host), 0, 0},
 	{"imap-port", K_INT, S(imap_port), 1, 65535},
 	{"imap-tls", K_TLS, S(imap_tls), 0, 0},
@@ -59,7 +61,8 @@ static const struct key_def keys[] = {
 
 const char *const conf_keys[] = {
 	"database", "campaign-address", "campaign-from-name", "templates", "publish",
-	"log-level", "log-target", "source", "maildir", "processed-folder", "imap-host",
+	"log-level", "log-target", "source", "maildir", "processed-folder",
+	"quarantine-folder", "quarantine-after", "imap-host",
 	"imap-port", "imap-tls", "imap-user", "imap-password", "imap-password-file",
 	"imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
 	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
@@ -77,6 +80,7 @@ static void conf_defaults(struct conf *cfg)
 	cfg->max_message_bytes = 1024 * 1024;
 	cfg->max_mime_depth = 50;
 	cfg->max_mime_parts = 1000;
+	cfg->quarantine_after = 3;
 	cfg->rate_limit_per_hour = 30;
 }
 
@@ -229,6 +233,12 @@ static void check_required(struct conf *cfg, const char *filename, struct diag_l
 		cfg->imap_folder = xstrdup("INBOX");
 	if (!cfg->processed_folder)
 		cfg->processed_folder = xstrdup("processed");
+	if (!cfg->quarantine_folder)
+		cfg->quarantine_folder = xstrdup("quarantine");
+	if (strcmp(cfg->quarantine_folder, cfg->processed_folder) == 0 ||
+	    strcmp(cfg->quarantine_folder, cfg->imap_folder) == 0)
+		diag_add(diags, DIAG_ERROR, filename, 0,
+			 "quarantine-folder must differ from processed-folder and imap-folder");
 	if (!cfg->log_level)
 		cfg->log_level = xstrdup("info");
 	if (!cfg->log_target)
@@ -302,7 +312,7 @@ void conf_free(struct conf *cfg)
 	char **strings[] = {
 		&cfg->path, &cfg->database, &cfg->campaign_address, &cfg->campaign_from_name,
 		&cfg->templates_dir, &cfg->publish_dir, &cfg->log_level, &cfg->log_target,
-		&cfg->maildir, &cfg->processed_folder, &cfg->imap_host, &cfg->imap_user,
+		&cfg->maildir, &cfg->processed_folder, &cfg->quarantine_folder, &cfg->imap_host, &cfg->imap_user,
 		&cfg->imap_password, &cfg->imap_password_file, &cfg->imap_folder,
 		&cfg->imap_ca_file, &cfg->outbox_dir, &cfg->smtp_host, &cfg->smtp_user,
 		&cfg->smtp_password, &cfg->smtp_password_file,

@@ -25,6 +25,8 @@ struct conf {
 	enum conf_source source;
 	char *maildir;         /* SOURCE_MAILDIR: the inbox Maildir */
 	char *processed_folder; /* IMAP folder / Maildir for processed mail */
+	char *quarantine_folder; /* ... for mail set aside unprocessed; NULL: "quarantine" */
+	int quarantine_after;   /* failures of one mail before it is set aside */
 	char *imap_host;
 	int imap_port;
 	enum conf_tls imap_tls;

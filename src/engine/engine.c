@@ -55,6 +55,8 @@ struct engine *engine_new(struct store *store, struct templates *templates,
 	if (!e->limits.max_depth)
 		e->limits.max_depth = 20;
 	e->rate_limit_per_hour = cfg->rate_limit_per_hour > 0 ? cfg->rate_limit_per_hour : 30;
+	e->quarantine_after = cfg->quarantine_after > 0 ? cfg->quarantine_after
+							: ENGINE_DEFAULT_QUARANTINE_AFTER;
 	e->publish_dir = cfg->publish_dir && *cfg->publish_dir ? xstrdup(cfg->publish_dir) : NULL;
 	return e;
 }
@@ -142,6 +144,10 @@ static int reset_fn(struct engine *e, void *arg, char **errstr)
 	char *key = kv_key(e, "pending_moves");
 	int rc = store_kv_set(e->store, key, NULL, errstr);
 	free(key);
+	key = kv_key(e, "pending_quarantine");
+	if (rc == STORE_OK)
+		rc = store_kv_set(e->store, key, NULL, errstr);
+	free(key);
 	if (rc != STORE_OK || kv_set_u32(e, "uidvalidity", uidvalidity, errstr) != STORE_OK ||
 	    kv_set_u32(e, "last_uid", 0, errstr) != STORE_OK)
 		return -1;
@@ -177,9 +183,10 @@ static char *format_uid_list(const uint32_t *uids, size_t count)
 	return count ? strbuf_take(&sb) : NULL;
 }
 
-int engine_pending_moves(struct engine *e, uint32_t **uids, size_t *count, char **errstr)
+static int pending_list(struct engine *e, const char *what, uint32_t **uids, size_t *count,
+			char **errstr)
 {
-	char *key = kv_key(e, "pending_moves"), *v = NULL;
+	char *key = kv_key(e, what), *v = NULL;
 	int rc = store_kv_get(e->store, key, &v, errstr);
 	free(key);
 	parse_uid_list(v, uids, count);
@@ -187,13 +194,24 @@ int engine_pending_moves(struct engine *e, uint32_t **uids, size_t *count, char 
 	return rc == STORE_OK ? 0 : -1;
 }
 
-/* Adds (add = true) or removes uid in the pending-moves list. Inside a
- * transaction already or alone. */
-static int update_pending_moves(struct engine *e, uint32_t uid, bool add, char **errstr)
+int engine_pending_moves(struct engine *e, uint32_t **uids, size_t *count, char **errstr)
+{
+	return pending_list(e, "pending_moves", uids, count, errstr);
+}
+
+int engine_pending_quarantine(struct engine *e, uint32_t **uids, size_t *count, char **errstr)
+{
+	return pending_list(e, "pending_quarantine", uids, count, errstr);
+}
+
+/* Adds (add = true) or removes uid in a pending list ("pending_moves" or
+ * "pending_quarantine"). Inside a transaction already or alone. */
+static int update_pending(struct engine *e, const char *what, uint32_t uid, bool add,
+			  char **errstr)
 {
 	uint32_t *uids;
 	size_t count;
-	if (engine_pending_moves(e, &uids, &count, errstr) != 0)
+	if (pending_list(e, what, &uids, &count, errstr) != 0)
 		return -1;
 	size_t n = 0;
 	for (size_t i = 0; i < count; i++)
@@ -204,12 +222,17 @@ static int update_pending_moves(struct engine *e, uint32_t uid, bool add, char *
 		uids[n++] = uid;
 	}
 	char *list = format_uid_list(uids, n);
-	char *key = kv_key(e, "pending_moves");
+	char *key = kv_key(e, what);
 	int rc = store_kv_set(e->store, key, list, errstr);
 	free(key);
 	free(list);
 	free(uids);
 	return rc == STORE_OK ? 0 : -1;
+}
+
+static int update_pending_moves(struct engine *e, uint32_t uid, bool add, char **errstr)
+{
+	return update_pending(e, "pending_moves", uid, add, errstr);
 }
 
 static int move_done_fn(struct engine *e, void *arg, char **errstr)
@@ -220,6 +243,16 @@ static int move_done_fn(struct engine *e, void *arg, char **errstr)
 int engine_move_done(struct engine *e, uint32_t uid, char **errstr)
 {
 	return with_transaction(e, move_done_fn, &uid, errstr);
+}
+
+static int quarantine_done_fn(struct engine *e, void *arg, char **errstr)
+{
+	return update_pending(e, "pending_quarantine", *(uint32_t *)arg, false, errstr);
+}
+
+int engine_quarantine_done(struct engine *e, uint32_t uid, char **errstr)
+{
+	return with_transaction(e, quarantine_done_fn, &uid, errstr);
 }
 
 /* ---- replies ---- */
@@ -242,15 +275,28 @@ static char *reply_token(const char *prefix, const char *raw, size_t len, uint32
 }
 
 
-/* The reply's Subject: "Re: " and the mail's Subject, when that may be
- * repeated (see struct process), else the fallback. */
+char *engine_excerpt(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return xstrdup(s);
+	while (n > 0 && max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--; /* back to the start of a character */
+	return xasprintf("%.*s...", (int)max, s);
+}
+
+/* The reply's Subject: "Re: " and at most an excerpt of the mail's Subject,
+ * when that may be repeated (see struct process), else the fallback. */
 static char *reply_subject(const char *subject, const char *fallback)
 {
 	if (!subject || !*subject)
 		return xstrdup(fallback);
-	if (str_starts_with_ci(subject, "re:"))
-		return xstrdup(subject);
-	return xasprintf("Re: %s", subject);
+	char *quoted = engine_excerpt(subject, ENGINE_EXCERPT_SUBJECT);
+	if (str_starts_with_ci(quoted, "re:"))
+		return quoted;
+	char *re = xasprintf("Re: %s", quoted);
+	free(quoted);
+	return re;
 }
 
 /* Rejections go to a registered address whatever the sender claimed to be,
@@ -412,8 +458,11 @@ static json_t *base_data(const struct process *p, int player)
 		json_object_set_new(d, "nation", json_string(pl->nation ? pl->nation : pl->key));
 		json_object_set_new(d, "player_name", json_string(pl->name ? pl->name : ""));
 	}
-	if (p->subject)
-		json_object_set_new(d, "subject", json_string(p->subject));
+	if (p->subject) {
+		char *quoted = engine_excerpt(p->subject, ENGINE_EXCERPT_SUBJECT);
+		json_object_set_new(d, "subject", json_string(quoted));
+		free(quoted);
+	}
 	if (p->subject_held_orders)
 		json_object_set_new(d, "subject_held_orders", json_true());
 	return d;
@@ -843,4 +892,129 @@ out_free:
 		free(perr);
 	}
 	return rc;
+}
+
+/* ---- mail that cannot be processed ---- */
+
+/* The failure record "<uidvalidity> <uid> <count> <error>" of the mail that
+ * failed last. */
+static int failure_get(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *error,
+		       int *count, char **errstr)
+{
+	char *key = kv_key(e, "failure"), *v = NULL;
+	int rc = store_kv_get(e->store, key, &v, errstr);
+	free(key);
+	*count = 0;
+	unsigned long uv = 0, u = 0;
+	int n = 0, used = 0;
+	if (v && sscanf(v, "%lu %lu %d %n", &uv, &u, &n, &used) == 3 && used > 0 &&
+	    uv == uidvalidity && u == uid && strcmp(v + used, error) == 0)
+		*count = n;
+	free(v);
+	return rc == STORE_OK ? 0 : -1;
+}
+
+static int failure_set(struct engine *e, uint32_t uidvalidity, uint32_t uid, int count,
+		       const char *error, char **errstr)
+{
+	char *key = kv_key(e, "failure");
+	char *v = error ? xasprintf("%u %u %d %s", uidvalidity, uid, count, error) : NULL;
+	int rc = store_kv_set(e->store, key, v, errstr);
+	free(key);
+	free(v);
+	return rc == STORE_OK ? 0 : -1;
+}
+
+/* The transaction that sets a mail aside. */
+static int quarantine(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *raw,
+		      size_t len, const char *error, int attempts, int64_t now, char **errstr)
+{
+	struct mail_info info;
+	struct campaign *c = NULL;
+	json_t *data = NULL;
+	char *msgid = NULL, *summary = NULL, *token = NULL;
+	int rc = -1;
+	mail_read(raw, len, &e->limits, &info);
+	if (info.message_id)
+		msgid = xasprintf("<%s>", info.message_id);
+	summary = xasprintf("quarantined after %d failures: %s", attempts, error);
+	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+		goto done;
+	struct store_inbound row = {
+		.mailbox = e->mailbox,
+		.uidvalidity = uidvalidity,
+		.uid = uid,
+		.message_id = msgid,
+		.sender = info.from_addr,
+		.received_at = now,
+		.status = "quarantined",
+		.summary = summary,
+	};
+	bool dup = false;
+	if (store_inbound_record(e->store, &row, &dup, errstr) != STORE_OK)
+		goto done;
+	uint32_t last = 0;
+	if (kv_get_u32(e, "last_uid", &last, errstr) != STORE_OK ||
+	    (uid > last && kv_set_u32(e, "last_uid", uid, errstr) != STORE_OK) ||
+	    kv_set_u32(e, "uidvalidity", uidvalidity, errstr) != STORE_OK ||
+	    update_pending(e, "pending_quarantine", uid, true, errstr) != 0 ||
+	    failure_set(e, 0, 0, 0, NULL, errstr) != 0)
+		goto done;
+	if (c->organiser_email) {
+		/* Only excerpts of what the mail says: it is hostile or broken. */
+		char *from = engine_excerpt(info.from_addr ? info.from_addr : "(none)", 100);
+		char *id = engine_excerpt(msgid ? msgid : "(none)", 100);
+		char *subject = engine_excerpt(info.subject ? info.subject : "", 100);
+		char *err = engine_excerpt(error, 300);
+		char *uid_text = xasprintf("%u", uid);
+		data = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "campaign",
+				 c->name ? c->name : "", "sender", from, "message_id", id, "subject",
+				 subject, "error", err, "attempts", attempts, "uid", uid_text);
+		free(from);
+		free(id);
+		free(subject);
+		free(err);
+		free(uid_text);
+		token = xasprintf("quarantine.%u.%u", uidvalidity, uid);
+		struct reply r = {c->organiser_email, c->organiser_name,
+				  "A mail was set aside unprocessed", "mail-quarantined", data, NULL,
+				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL};
+		if (engine_queue_mail(e, &r, c->name, now, NULL, errstr) != 0)
+			goto done;
+	}
+	rc = 0;
+done:
+	json_decref(data);
+	campaign_free(c);
+	mail_info_free(&info);
+	free(msgid);
+	free(summary);
+	free(token);
+	return rc;
+}
+
+int engine_mail_failed(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *raw,
+		       size_t len, const char *error, int64_t now, char **errstr)
+{
+	int count = 0;
+	if (!error)
+		error = "failed";
+	if (uid == 0)
+		return 0;
+	if (failure_get(e, uidvalidity, uid, error, &count, errstr) != 0)
+		return -1;
+	count++;
+	if (count < e->quarantine_after)
+		return failure_set(e, uidvalidity, uid, count, error, errstr) == 0 ? 0 : -1;
+	if (store_begin(e->store, errstr) != STORE_OK)
+		return -1;
+	if (quarantine(e, uidvalidity, uid, raw, len, error, count, now, errstr) != 0) {
+		store_rollback(e->store);
+		/* counted all the same; retried like any failing mail */
+		char *ignored = NULL;
+		failure_set(e, uidvalidity, uid, count, error, &ignored);
+		free(ignored);
+		return -1;
+	}
+	return store_commit(e->store, errstr) == STORE_OK ? 1 : -1;
 }

@@ -21,6 +21,7 @@ struct engine_config {
 	const char *mailbox;          /* the source mailbox's name, e.g. "INBOX" */
 	struct mail_read_limits limits;
 	int rate_limit_per_hour;      /* replies to one address in an hour */
+	int quarantine_after;         /* 0: ENGINE_DEFAULT_QUARANTINE_AFTER */
 	const char *publish_dir;      /* NULL: no web diary; else it is written
 				       * there after every turn and year end */
 };
@@ -69,6 +70,28 @@ void engine_free(struct engine *e);
 int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *raw,
 			size_t len, int64_t now, bool dry_run, struct engine_outcome *out,
 			char **errstr);
+
+/* A mail that engine_process_mail could not process (it returned -1 with
+ * `error`) is retried; when the same mail has failed the same way (the same
+ * error text) quarantine_after times in a row, it is set aside, so that the
+ * mails behind it go on: in one transaction an inbound row of status
+ * "quarantined" (with the error), the mailbox's last UID advanced, the move
+ * to the quarantine folder noted as pending, and one mail to the organiser
+ * (template "mail-quarantined"). The count is kept in the database, so it
+ * survives restarts and --once runs. Nothing is set aside when that
+ * transaction or the organiser's mail cannot be made (a database or a
+ * template that fails for every mail is not this mail's fault): the mail is
+ * then retried like before. uid 0 (no mailbox) is never set aside.
+ * Returns 1 when the mail was set aside, 0 when it is to be retried, -1
+ * with *errstr on a database error (retry). */
+#define ENGINE_DEFAULT_QUARANTINE_AFTER 3
+int engine_mail_failed(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *raw,
+		       size_t len, const char *error, int64_t now, char **errstr);
+/* UIDs set aside but not yet moved to the quarantine folder; *uids is
+ * malloc'd. */
+int engine_pending_quarantine(struct engine *e, uint32_t **uids, size_t *count, char **errstr);
+/* Records that uid was moved to the quarantine folder. */
+int engine_quarantine_done(struct engine *e, uint32_t uid, char **errstr);
 
 /* The mailbox's stored position: UIDVALIDITY (0 if none yet) and last UID. */
 int engine_mailbox_position(struct engine *e, uint32_t *uidvalidity, uint32_t *last_uid,

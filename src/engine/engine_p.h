@@ -21,6 +21,7 @@ struct engine {
 	char *domain;
 	struct mail_read_limits limits;
 	int rate_limit_per_hour;
+	int quarantine_after; /* failures of one mail before it is set aside */
 	char *publish_dir;   /* NULL: no web diary */
 	bool publish_due;    /* a committed step ended a turn or a year */
 	/* The plaintext passwords of the mail being processed (its PLAYER or
@@ -29,6 +30,11 @@ struct engine {
 	char **secrets;
 	size_t secret_count;
 };
+
+/* At most max bytes of s (never cutting a UTF-8 character), with "..."
+ * when cut: what a reply may quote of what it answers. Caller frees. */
+char *engine_excerpt(const char *s, size_t max);
+#define ENGINE_EXCERPT_SUBJECT 100
 
 struct reply {
 	const char *to_addr;

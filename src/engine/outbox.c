@@ -113,11 +113,10 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 		json_decref(hd);
 	}
 	secrets_enforce(e, r->template_name, &subject, &body, &html);
-	if (r->in_reply_to && r->in_reply_to->message_id) {
-		msgid = xasprintf("<%s>", r->in_reply_to->message_id);
-		refs = r->in_reply_to->references
-			       ? xasprintf("%s %s", r->in_reply_to->references, msgid)
-			       : xstrdup(msgid);
+	if (r->in_reply_to) {
+		/* ids the sender's client mangled are dropped, never fatal */
+		msgid = mail_compose_reply_id(r->in_reply_to->message_id);
+		refs = mail_compose_reply_references(r->in_reply_to->references, msgid);
 	}
 	struct mail_compose m = {
 		.from = {e->from_name ? e->from_name : campaign_name, e->campaign_address},

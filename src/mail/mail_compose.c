@@ -273,6 +273,77 @@ static bool append_msgid(struct strbuf *sb, const char *id, size_t n)
 	return true;
 }
 
+static bool reply_id_ok(const char *id, size_t n)
+{
+	if (n == 0 || n > MAIL_COMPOSE_MAX_ID_LEN || !memchr(id, '@', n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)id[i];
+		if (c <= ' ' || c >= 0x7f || c == '<' || c == '>' || c == '"')
+			return false;
+	}
+	return true;
+}
+
+char *mail_compose_reply_id(const char *message_id)
+{
+	if (!message_id)
+		return NULL;
+	size_t n = strlen(message_id);
+	if (n >= 2 && message_id[0] == '<' && message_id[n - 1] == '>') {
+		message_id++;
+		n -= 2;
+	}
+	if (!reply_id_ok(message_id, n))
+		return NULL;
+	char *out = xmalloc(n + 3);
+	out[0] = '<';
+	memcpy(out + 1, message_id, n);
+	out[n + 1] = '>';
+	out[n + 2] = '\0';
+	return out;
+}
+
+char *mail_compose_reply_references(const char *refs, const char *parent_id)
+{
+	/* (start, length) of the acceptable ids: the first, and a ring of
+	 * the last ones */
+	const char *first = NULL, *ring[MAIL_COMPOSE_MAX_REFERENCES];
+	size_t first_n = 0, ring_n[MAIL_COMPOSE_MAX_REFERENCES], seen = 0;
+	const size_t keep = MAIL_COMPOSE_MAX_REFERENCES - 2; /* + first + parent */
+
+	for (const char *p = refs ? strchr(refs, '<') : NULL; p; p = strchr(p, '<')) {
+		const char *gt = strchr(p + 1, '>');
+		if (!gt)
+			break;
+		const char *id = p + 1;
+		size_t n = (size_t)(gt - id);
+		p = gt + 1;
+		if (!reply_id_ok(id, n))
+			continue;
+		if (!first) {
+			first = id;
+			first_n = n;
+			continue;
+		}
+		ring[seen % keep] = id;
+		ring_n[seen % keep] = n;
+		seen++;
+	}
+	struct strbuf sb = {0};
+	if (first)
+		strbuf_printf(&sb, "<%.*s>", (int)first_n, first);
+	size_t from = seen > keep ? seen - keep : 0;
+	for (size_t i = from; i < seen; i++)
+		strbuf_printf(&sb, "%s<%.*s>", sb.len ? " " : "", (int)ring_n[i % keep],
+			      ring[i % keep]);
+	char *parent = mail_compose_reply_id(parent_id);
+	if (parent)
+		strbuf_printf(&sb, "%s%s", sb.len ? " " : "", parent);
+	free(parent);
+	return sb.data ? strbuf_take(&sb) : NULL;
+}
+
 static bool append_references(struct strbuf *sb, const char *refs)
 {
 	strbuf_puts(sb, "References:");

@@ -63,6 +63,26 @@ char *mail_compose(const struct mail_compose *m, size_t *len_out, char **errstr)
  * token or the domain is not acceptable. */
 char *mail_compose_message_id(const char *token, const char *domain);
 
+/* The ids of a mail we answer, fit for our reply's In-Reply-To and
+ * References, whatever the sender's client wrote. An id is kept when it is
+ * printable ASCII without blanks, '<', '>' or '"', holds an '@' and has at
+ * most MAIL_COMPOSE_MAX_ID_LEN characters; anything else is dropped, never
+ * an error. */
+#define MAIL_COMPOSE_MAX_ID_LEN 250
+#define MAIL_COMPOSE_MAX_REFERENCES 10
+
+/* "<id>" for a Message-ID given with or without <> (caller frees), or NULL
+ * when it is missing or not acceptable as above. */
+char *mail_compose_reply_id(const char *message_id);
+
+/* The References of a reply: the acceptable ids found between '<' and '>'
+ * in the parent's References (`refs`, raw, may be NULL; separators,
+ * commas and junk between ids are ignored), then `parent_id` ("<id>" or
+ * NULL). Only the first and the last ones are kept, at most
+ * MAIL_COMPOSE_MAX_REFERENCES in all (RFC 5322 3.6.4 allows trimming).
+ * Returns "<a> <b> ..." (caller frees), or NULL when none is left. */
+char *mail_compose_reply_references(const char *refs, const char *parent_id);
+
 /* RFC 2047 encoding of a UTF-8 header text for a header whose name takes
  * `used` columns ("Subject: " = 9): returned unchanged when it is ASCII,
  * else as =?UTF-8?B?...?= words of at most 75 characters, never splitting a

@@ -145,6 +145,17 @@ enum transport_status mail_source_mark_processed(struct mail_source *src,
 	return src->ops->mark_processed(src->state, uidvalidity, uid, errstr);
 }
 
+enum transport_status mail_source_quarantine(struct mail_source *src, uint32_t uidvalidity,
+					     uint32_t uid, char **errstr)
+{
+	enum transport_status st = source_ensure_open(src, errstr);
+	if (st != TRANSPORT_OK)
+		return st;
+	if (!src->ops->quarantine)
+		return src->ops->mark_processed(src->state, uidvalidity, uid, errstr);
+	return src->ops->quarantine(src->state, uidvalidity, uid, errstr);
+}
+
 enum transport_status mail_source_wait(struct mail_source *src, unsigned timeout_ms,
 				       int wake_fd, bool *changed, char **errstr)
 {

@@ -105,6 +105,9 @@ struct mail_source_ops {
 					   void *ctx, uint32_t *uidvalidity, char **errstr);
 	enum transport_status (*mark_processed)(void *state, uint32_t uidvalidity,
 						uint32_t uid, char **errstr);
+	/* may be NULL: then a quarantined message goes where processed ones go */
+	enum transport_status (*quarantine)(void *state, uint32_t uidvalidity, uint32_t uid,
+					    char **errstr);
 	enum transport_status (*wait)(void *state, unsigned timeout_ms, int wake_fd,
 				      bool *changed, char **errstr);
 	void (*close)(void *state);
@@ -142,6 +145,11 @@ enum transport_status mail_source_fetch_new(struct mail_source *src,
 enum transport_status mail_source_mark_processed(struct mail_source *src,
 						 uint32_t uidvalidity, uint32_t uid,
 						 char **errstr);
+
+/* Like mail_source_mark_processed, but into the quarantine folder: for a
+ * message the engine could not process and set aside (campaignd(8)). */
+enum transport_status mail_source_quarantine(struct mail_source *src, uint32_t uidvalidity,
+					     uint32_t uid, char **errstr);
 
 /* Blocks until new mail may have arrived, at most timeout_ms, then returns
  * with *changed set: true means "call fetch_new now", false means the time
@@ -195,10 +203,12 @@ void mail_sink_free(struct mail_sink *sink);
  * atomically, together with a UIDVALIDITY; a UID once given is never given
  * again. Deleting that file starts a new UIDVALIDITY. Processed mail is
  * renamed into the Maildir++ folder "<maildir>/.<processed_folder>/" (new/
- * or cur/ as it was), created on open. */
+ * or cur/ as it was), created on open; quarantined mail likewise into
+ * "<maildir>/.<quarantine_folder>/". */
 struct maildir_source_config {
 	const char *path;             /* the Maildir (with new/ cur/ tmp/) */
 	const char *processed_folder; /* NULL: "processed" */
+	const char *quarantine_folder; /* NULL: "quarantine" */
 	bool create;                  /* create the Maildir if it is missing */
 	unsigned poll_interval_ms;    /* wait's polling period; 0: 500 */
 	struct transport_log log;
@@ -251,6 +261,7 @@ struct imap_source_config {
 	const char *password;
 	const char *mailbox;          /* NULL: "INBOX" */
 	const char *processed_folder; /* NULL: "processed"; created if missing */
+	const char *quarantine_folder; /* NULL: "quarantine"; created if missing */
 	unsigned timeout_seconds;     /* per network operation; 0: 60 */
 	unsigned idle_max_seconds;    /* one IDLE lasts at most this; 0: 600 (< 29 min) */
 	unsigned backoff_max_seconds; /* reconnect backoff cap; 0: 300 */

@@ -32,6 +32,7 @@ struct imap_source {
 	char *password;
 	char *mailbox;
 	char *processed;
+	char *quarantine;
 	unsigned timeout_seconds;
 	unsigned idle_max_seconds;
 	unsigned backoff_max_seconds;
@@ -325,8 +326,11 @@ static enum transport_status imap_connect(struct imap_source *s, char **errstr)
 	/* The capabilities change after login (MOVE, IDLE...). */
 	read_capabilities(s);
 
-	/* Create the processed folder; "already exists" is the usual answer. */
+	/* Create the processed and quarantine folders; "already exists" is
+	 * the usual answer. */
 	r = mailimap_create(s->imap, s->processed);
+	if (!is_connection_error(r))
+		r = mailimap_create(s->imap, s->quarantine);
 	if (is_connection_error(r)) {
 		connect_failed(s);
 		return transport_fail(errstr, TRANSPORT_TEMPFAIL, "imap %s:%u: connection lost",
@@ -546,18 +550,18 @@ static enum transport_status imap_fetch_new(void *state, uint32_t known_uidvalid
 	return st;
 }
 
-static int move_one(struct imap_source *s, uint32_t uid, const char **step)
+static int move_one(struct imap_source *s, uint32_t uid, const char *folder, const char **step)
 {
 	struct mailimap_set *set = mailimap_set_new_single(uid);
 	int r;
 	if (s->has_move) {
 		*step = "UID MOVE";
-		r = mailimap_uid_move(s->imap, set, s->processed);
+		r = mailimap_uid_move(s->imap, set, folder);
 	} else {
 		/* Never a plain EXPUNGE: it would also remove messages that
 		 * someone else marked \Deleted. */
 		*step = "UID COPY";
-		r = mailimap_uid_copy(s->imap, set, s->processed);
+		r = mailimap_uid_copy(s->imap, set, folder);
 		if (r == MAILIMAP_NO_ERROR) {
 			*step = "UID STORE +FLAGS (\\Deleted)";
 			struct mailimap_flag_list *flags = mailimap_flag_list_new_empty();
@@ -578,10 +582,9 @@ static int move_one(struct imap_source *s, uint32_t uid, const char **step)
 	return r;
 }
 
-static enum transport_status imap_mark_processed(void *state, uint32_t uidvalidity, uint32_t uid,
-						 char **errstr)
+static enum transport_status imap_move(struct imap_source *s, const char *folder,
+				       uint32_t uidvalidity, uint32_t uid, char **errstr)
 {
-	struct imap_source *s = state;
 	struct sigpipe_guard g;
 	sigpipe_block(&g);
 	enum transport_status st = TRANSPORT_OK;
@@ -597,7 +600,7 @@ static enum transport_status imap_mark_processed(void *state, uint32_t uidvalidi
 			break;
 		}
 		const char *step = "";
-		int r = move_one(s, uid, &step);
+		int r = move_one(s, uid, folder, &step);
 		if (r == MAILIMAP_NO_ERROR)
 			break;
 		if (is_connection_error(r)) {
@@ -607,11 +610,25 @@ static enum transport_status imap_mark_processed(void *state, uint32_t uidvalidi
 			break;
 		}
 		st = transport_fail(errstr, TRANSPORT_TEMPFAIL, "imap %s:%u: %s %" PRIu32 " to %s: %s",
-				    s->host, s->port, step, uid, s->processed, server_text(s));
+				    s->host, s->port, step, uid, folder, server_text(s));
 		break;
 	}
 	sigpipe_unblock(&g);
 	return st;
+}
+
+static enum transport_status imap_mark_processed(void *state, uint32_t uidvalidity, uint32_t uid,
+						 char **errstr)
+{
+	struct imap_source *s = state;
+	return imap_move(s, s->processed, uidvalidity, uid, errstr);
+}
+
+static enum transport_status imap_quarantine(void *state, uint32_t uidvalidity, uint32_t uid,
+					     char **errstr)
+{
+	struct imap_source *s = state;
+	return imap_move(s, s->quarantine, uidvalidity, uid, errstr);
 }
 
 /* Waits for the socket, wake_fd or the time limit. Returns 1 if the
@@ -731,6 +748,7 @@ static void imap_free(void *state)
 	free(s->password);
 	free(s->mailbox);
 	free(s->processed);
+	free(s->quarantine);
 	free(s);
 }
 
@@ -739,6 +757,7 @@ static const struct mail_source_ops imap_source_ops = {
 	.open = imap_open,
 	.fetch_new = imap_fetch_new,
 	.mark_processed = imap_mark_processed,
+	.quarantine = imap_quarantine,
 	.wait = imap_wait,
 	.close = imap_close,
 	.free = imap_free,
@@ -762,6 +781,7 @@ struct mail_source *transport_imap_source_new(const struct imap_source_config *c
 	s->password = xstrdup(cfg->password ? cfg->password : "");
 	s->mailbox = xstrdup(cfg->mailbox ? cfg->mailbox : "INBOX");
 	s->processed = xstrdup(cfg->processed_folder ? cfg->processed_folder : "processed");
+	s->quarantine = xstrdup(cfg->quarantine_folder ? cfg->quarantine_folder : "quarantine");
 	s->timeout_seconds = cfg->timeout_seconds ? cfg->timeout_seconds : 60;
 	/* RFC 2177: servers may drop an IDLE after 30 minutes. */
 	s->idle_max_seconds = cfg->idle_max_seconds ? cfg->idle_max_seconds : 600;

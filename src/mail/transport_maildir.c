@@ -150,6 +150,7 @@ struct maildir_entry {
 struct maildir_source {
 	char *path;
 	char *processed;  /* path/.<folder> */
+	char *quarantine; /* path/.<quarantine folder> */
 	char *uidlist;    /* path/campaignd-uidlist */
 	bool create;
 	unsigned poll_ms;
@@ -442,6 +443,9 @@ static enum transport_status maildir_source_open(void *state, char **errstr)
 	if (!make_maildir(md->processed))
 		return transport_fail(errstr, TRANSPORT_PERMFAIL, "creating folder %s: %s",
 				      md->processed, strerror(errno));
+	if (!make_maildir(md->quarantine))
+		return transport_fail(errstr, TRANSPORT_PERMFAIL, "creating folder %s: %s",
+				      md->quarantine, strerror(errno));
 	return TRANSPORT_OK;
 }
 
@@ -490,10 +494,9 @@ static enum transport_status maildir_source_fetch_new(void *state, uint32_t know
 	return st;
 }
 
-static enum transport_status maildir_source_mark_processed(void *state, uint32_t uidvalidity,
-							   uint32_t uid, char **errstr)
+static enum transport_status maildir_move(struct maildir_source *md, const char *folder,
+					  uint32_t uidvalidity, uint32_t uid, char **errstr)
 {
-	struct maildir_source *md = state;
 	enum transport_status st = maildir_scan(md, errstr);
 	if (st != TRANSPORT_OK)
 		return st;
@@ -506,7 +509,7 @@ static enum transport_status maildir_source_mark_processed(void *state, uint32_t
 		if (e->uid != uid)
 			continue;
 		char *from = xasprintf("%s/%s/%s", md->path, e->subdir, e->filename);
-		char *to = xasprintf("%s/%s/%s", md->processed, e->subdir, e->filename);
+		char *to = xasprintf("%s/%s/%s", folder, e->subdir, e->filename);
 		if (rename(from, to) != 0 && errno != ENOENT)
 			st = transport_fail(errstr, TRANSPORT_TEMPFAIL, "moving %s to %s: %s", from,
 					    to, strerror(errno));
@@ -515,6 +518,20 @@ static enum transport_status maildir_source_mark_processed(void *state, uint32_t
 		return st;
 	}
 	return TRANSPORT_OK; /* already moved */
+}
+
+static enum transport_status maildir_source_mark_processed(void *state, uint32_t uidvalidity,
+							   uint32_t uid, char **errstr)
+{
+	struct maildir_source *md = state;
+	return maildir_move(md, md->processed, uidvalidity, uid, errstr);
+}
+
+static enum transport_status maildir_source_quarantine(void *state, uint32_t uidvalidity,
+						       uint32_t uid, char **errstr)
+{
+	struct maildir_source *md = state;
+	return maildir_move(md, md->quarantine, uidvalidity, uid, errstr);
 }
 
 static bool mtime_changed(const struct maildir_source *md)
@@ -576,6 +593,7 @@ static void maildir_source_free(void *state)
 	free(md->entries);
 	free(md->path);
 	free(md->processed);
+	free(md->quarantine);
 	free(md->uidlist);
 	free(md);
 }
@@ -585,6 +603,7 @@ static const struct mail_source_ops maildir_source_ops = {
 	.open = maildir_source_open,
 	.fetch_new = maildir_source_fetch_new,
 	.mark_processed = maildir_source_mark_processed,
+	.quarantine = maildir_source_quarantine,
 	.wait = maildir_source_wait,
 	.close = maildir_source_close,
 	.free = maildir_source_free,
@@ -599,6 +618,8 @@ struct mail_source *transport_maildir_source_new(const struct maildir_source_con
 		md->path[--n] = '\0';
 	md->processed = xasprintf("%s/.%s", md->path,
 				  cfg->processed_folder ? cfg->processed_folder : "processed");
+	md->quarantine = xasprintf("%s/.%s", md->path,
+				   cfg->quarantine_folder ? cfg->quarantine_folder : "quarantine");
 	md->uidlist = xasprintf("%s/%s", md->path, UIDLIST_NAME);
 	md->create = cfg->create;
 	md->poll_ms = cfg->poll_interval_ms ? cfg->poll_interval_ms : 500;

@@ -455,6 +455,57 @@ static void test_rejects_bad_input(void **state)
 	free(err);
 }
 
+/* Issue 17: ids as clients mangle them are dropped from a reply, never
+ * fatal; References stay short whatever the parent carried. */
+static void test_reply_ids_from_hostile_headers(void **state)
+{
+	(void)state;
+	char *id = mail_compose_reply_id("a<b@x");
+	assert_null(id);
+	assert_null(mail_compose_reply_id("caf\xc3\xa9@x.example"));
+	assert_null(mail_compose_reply_id("no-at-sign"));
+	assert_null(mail_compose_reply_id(NULL));
+	id = mail_compose_reply_id("<ok.1@example.net>");
+	assert_string_equal(id, "<ok.1@example.net>");
+	free(id);
+	char *long_id = xmalloc(MAIL_COMPOSE_MAX_ID_LEN + 10);
+	memset(long_id, 'a', MAIL_COMPOSE_MAX_ID_LEN + 8);
+	memcpy(long_id + 10, "@x", 2);
+	long_id[MAIL_COMPOSE_MAX_ID_LEN + 8] = '\0';
+	assert_null(mail_compose_reply_id(long_id));
+	free(long_id);
+
+	char *refs = mail_compose_reply_references(
+		"<a<b@x> <c@x>,<d@x> <caf\xc3\xa9@x> \"junk\" <e f@x> <g@x", "<p@x>");
+	assert_string_equal(refs, "<c@x> <d@x> <p@x>");
+	free(refs);
+	assert_null(mail_compose_reply_references("<bad>", NULL));
+	refs = mail_compose_reply_references(NULL, "<p@x>");
+	assert_string_equal(refs, "<p@x>");
+	free(refs);
+
+	struct strbuf sb = {0};
+	for (int i = 0; i < 1000; i++)
+		strbuf_printf(&sb, "<r%d@x>\r\n ", i);
+	refs = mail_compose_reply_references(sb.data, "<p@x>");
+	assert_string_equal(refs, "<r0@x> <r992@x> <r993@x> <r994@x> <r995@x> <r996@x> "
+				  "<r997@x> <r998@x> <r999@x> <p@x>");
+	/* and the reply built from them composes */
+	struct mail_address to = {"Pieter", "pieter@example.org"};
+	struct mail_compose m = {
+		.from = {"Campaign", "campaign@example.org"}, .to = &to, .n_to = 1,
+		.subject = "Re: x", .text_body = "hello\n", .message_id_token = "t1",
+		.domain = "example.org", .in_reply_to = "<p@x>", .references = refs,
+	};
+	char *err = NULL;
+	char *raw = mail_compose(&m, NULL, &err);
+	assert_non_null(raw);
+	assert_non_null(strstr(raw, "In-Reply-To: <p@x>\r\n"));
+	free(raw);
+	free(refs);
+	strbuf_free(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_html_alternative_and_attachments),
 		cmocka_unit_test(test_deterministic_and_message_id),
 		cmocka_unit_test(test_rejects_bad_input),
+		cmocka_unit_test(test_reply_ids_from_hostile_headers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
