@@ -39,7 +39,7 @@
 /* Zero (or a NULL limits pointer) means the default above.
  *
  * Before libetpan sees a message, one linear scan of the raw bytes
- * (mail_read_scan) measures its MIME nesting, its number of parts and the
+ * (mail_scan.h) measures its MIME nesting, its number of parts and the
  * nesting of parentheses: libetpan's parser recurses once per level, and a
  * hostile mail of 800 KB nesting 28,000 message/rfc822 parts (or 900,000
  * parentheses) overflows the stack. A message beyond the limits is refused
@@ -51,19 +51,6 @@ struct mail_read_limits {
 	int max_parts;    /* more parts: refusal "too many MIME parts" */
 };
 
-/* What mail_read_scan measured. */
-struct mail_scan {
-	int nesting;         /* deepest MIME container nesting (message: 0) */
-	size_t parts;        /* an upper bound on the parts: lines that start a
-				Content-Type field or look like a delimiter ("--x") */
-	int comment_nesting; /* deepest parenthesis nesting in one unfolded line */
-};
-
-/* Scans len bytes (no libetpan, no allocation, linear in len times the
- * nesting reached): the scan stops as soon as the nesting passes
- * max_nesting (or 254), so nesting then says max_nesting + 1 at most.
- * parts bounds the depth libetpan can recurse to, whatever the structure. */
-void mail_read_scan(const char *raw, size_t len, int max_nesting, struct mail_scan *out);
 
 struct mail_info {
 	char *message_id;    /* without <>, NULL if none */

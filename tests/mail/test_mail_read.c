@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "mail/mail_read.h"
+#include "mail/mail_scan.h"
 #include "base/util.h"
 
 static char *load_mail(const char *name, size_t *len)
@@ -546,13 +547,13 @@ static void test_hostile_nesting_refused(void **state)
 	assert_string_equal(m.message_id, "deep@example.net");
 	mail_info_free(&m);
 	struct mail_scan scan;
-	mail_read_scan(raw, len, 100, &scan);
+	mail_scan(raw, len, 100, &scan);
 	assert_int_equal(scan.nesting, 101); /* the scan stops there */
 	free(raw);
 
 	/* at the limit it is read; one more level is refused */
 	raw = deep_rfc822_mail(MAIL_READ_DEFAULT_MAX_NESTING, &len);
-	mail_read_scan(raw, len, MAIL_READ_DEFAULT_MAX_NESTING, &scan);
+	mail_scan(raw, len, MAIL_READ_DEFAULT_MAX_NESTING, &scan);
 	assert_int_equal(scan.nesting, MAIL_READ_DEFAULT_MAX_NESTING);
 	assert_int_equal(mail_read(raw, len, NULL, &m), 0);
 	assert_string_not_equal(m.refusal ? m.refusal : "", "nested too deeply");
@@ -615,7 +616,7 @@ static void test_hostile_nesting_refused(void **state)
 	assert_string_equal(m.refusal, "too many MIME parts");
 	assert_string_equal(m.from_addr, "pieter@example.org");
 	mail_info_free(&m);
-	mail_read_scan(sb.data, sb.len, MAIL_READ_DEFAULT_MAX_NESTING, &scan);
+	mail_scan(sb.data, sb.len, MAIL_READ_DEFAULT_MAX_NESTING, &scan);
 	assert_int_equal(scan.nesting, 2);
 	assert_int_equal(scan.parts, 1 + 41 + 41 + 1); /* Content-Type lines, delimiters */
 	strbuf_free(&sb);
