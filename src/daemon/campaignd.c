@@ -109,6 +109,7 @@ struct daemon {
 	struct mail_source *source;
 	struct mail_sink *sink;
 	char *campaign_name;
+	int64_t last_prune;
 };
 
 static struct mail_source *make_source(const struct conf *cfg)
@@ -233,6 +234,7 @@ static int daemon_open(struct daemon *d, const char *config_path)
 			   .max_parts = d->cfg->max_mime_parts},
 		.rate_limit_per_hour = d->cfg->rate_limit_per_hour,
 		.quarantine_after = d->cfg->quarantine_after,
+		.keep_mail_days = d->cfg->keep_mail_days,
 		.publish_dir = d->cfg->publish_dir,
 	};
 	d->engine = engine_new(d->store, d->templates, &ec);
@@ -414,6 +416,20 @@ static enum transport_status daemon_cycle(struct daemon *d, size_t *processed)
 
 	if (flush_outbox(d, clock_now()) != 0)
 		worst = TRANSPORT_TEMPFAIL;
+
+	/* bounded growth: old sent mail and rate counters, once an hour */
+	if (clock_now() - d->last_prune >= 3600) {
+		size_t deleted = 0;
+		if (engine_prune(d->engine, clock_now(), &deleted, &err) != 0) {
+			log_warn("pruning old mail: %s", err ? err : "failed");
+		} else {
+			d->last_prune = clock_now();
+			if (deleted)
+				log_info("pruned %zu old rows (sent mail, rate counters)", deleted);
+		}
+		free(err);
+		err = NULL;
+	}
 	return worst;
 }
 

@@ -33,6 +33,7 @@ static const struct key_def keys[] = {
 	{"processed-folder", K_STRING, S(processed_folder), 0, 0},
 	{"quarantine-folder", K_STRING, S(quarantine_folder), 0, 0},
 	{"quarantine-after", K_INT, S(quarantine_after), 1, 1000},
+	{"keep-mail-days", K_INT, S(keep_mail_days), 1, 3650},
 	{"imap-host", K_STRING, S(imap_host), 0, 0},
 	{"imap-port", K_INT, S(imap_port), 1, 65535},
 	{"imap-tls", K_TLS, S(imap_tls), 0, 0},
@@ -62,7 +63,7 @@ static const struct key_def keys[] = {
 const char *const conf_keys[] = {
 	"database", "campaign-address", "campaign-from-name", "templates", "publish",
 	"log-level", "log-target", "source", "maildir", "processed-folder",
-	"quarantine-folder", "quarantine-after", "imap-host",
+	"quarantine-folder", "quarantine-after", "keep-mail-days", "imap-host",
 	"imap-port", "imap-tls", "imap-user", "imap-password", "imap-password-file",
 	"imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
 	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
@@ -81,6 +82,7 @@ static void conf_defaults(struct conf *cfg)
 	cfg->max_mime_depth = 50;
 	cfg->max_mime_parts = 1000;
 	cfg->quarantine_after = 3;
+	cfg->keep_mail_days = 30;
 	cfg->rate_limit_per_hour = 30;
 }
 

@@ -27,6 +27,7 @@ struct conf {
 	char *processed_folder; /* IMAP folder / Maildir for processed mail */
 	char *quarantine_folder; /* ... for mail set aside unprocessed; NULL: "quarantine" */
 	int quarantine_after;   /* failures of one mail before it is set aside */
+	int keep_mail_days;     /* sent mail and its raw text kept this long */
 	char *imap_host;
 	int imap_port;
 	enum conf_tls imap_tls;

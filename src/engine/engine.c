@@ -57,6 +57,8 @@ struct engine *engine_new(struct store *store, struct templates *templates,
 	e->rate_limit_per_hour = cfg->rate_limit_per_hour > 0 ? cfg->rate_limit_per_hour : 30;
 	e->quarantine_after = cfg->quarantine_after > 0 ? cfg->quarantine_after
 							: ENGINE_DEFAULT_QUARANTINE_AFTER;
+	e->keep_mail_days = cfg->keep_mail_days > 0 ? cfg->keep_mail_days
+						    : ENGINE_DEFAULT_KEEP_MAIL_DAYS;
 	e->publish_dir = cfg->publish_dir && *cfg->publish_dir ? xstrdup(cfg->publish_dir) : NULL;
 	return e;
 }
@@ -274,6 +276,44 @@ static char *reply_token(const char *prefix, const char *raw, size_t len, uint32
 	return xasprintf("%s.%s", prefix, hex);
 }
 
+
+/* A reply lists the mail's lines one by one: at most ENGINE_ACK_MAX_LINES
+ * of them, each sender's text an excerpt; the rest is only counted
+ * ("lines_not_shown": how many were understood, in error or ignored), so a
+ * mail of 250,000 lines gives a short reply and no JSON for its tail. What
+ * will be applied is still shown in full (the current orders). */
+json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
+			const struct campaign *c, int player)
+{
+	struct order_set shown = *set;
+	if (shown.count > ENGINE_ACK_MAX_LINES)
+		shown.count = ENGINE_ACK_MAX_LINES;
+	json_t *ack = orders_ack_json(&shown, current, c, player);
+	json_t *lines = json_object_get(ack, "lines");
+	for (size_t i = 0; i < json_array_size(lines); i++) {
+		json_t *line = json_array_get(lines, i);
+		const char *text = json_string_value(json_object_get(line, "text"));
+		if (text && strlen(text) > ENGINE_EXCERPT_LINE) {
+			char *cut = engine_excerpt(text, ENGINE_EXCERPT_LINE);
+			json_object_set_new(line, "text", json_string(cut));
+			free(cut);
+		}
+	}
+	if (set->count > shown.count) {
+		json_int_t ok = 0, errors = 0, ignored = 0;
+		for (size_t i = shown.count; i < set->count; i++) {
+			enum order_status st = set->orders[i].status;
+			ok += st == ORDER_OK;
+			errors += st == ORDER_ERROR;
+			ignored += st == ORDER_IGNORED;
+		}
+		json_object_set_new(ack, "lines_not_shown",
+				    json_pack("{s:I, s:I, s:I, s:I}", "count",
+					      (json_int_t)(set->count - shown.count), "understood", ok,
+					      "in_error", errors, "ignored", ignored));
+	}
+	return ack;
+}
 
 char *engine_excerpt(const char *s, size_t max)
 {
@@ -551,7 +591,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 				 set->errors, set->errors == 1 ? "" : "s");
 	out->orders_understood = xstrdup(merged_text);
 
-	data = orders_ack_json(set, &merged, c, player);
+	data = engine_ack_json(set, &merged, c, player);
 	json_t *base = base_data(p, player);
 	json_object_update_missing(data, base);
 	json_decref(base);
@@ -774,7 +814,7 @@ static int apply_mail(struct process *p, char **errstr)
 			out->summary = xstrdup("unknown sender and no valid PLAYER line");
 		} else {
 			json_t *extra = json_object();
-			json_object_set_new(extra, "lines", orders_ack_json(&set, &set, c, by_addr));
+			json_object_set_new(extra, "lines", engine_ack_json(&set, &set, c, by_addr));
 			if (info->stop_line > 0) {
 				json_object_set_new(extra, "stop_line", json_integer(info->stop_line));
 				json_object_set_new(extra, "stop_why", json_string(info->stop_why));
@@ -813,6 +853,19 @@ static int apply_mail(struct process *p, char **errstr)
 	return rc;
 }
 
+/* The Message-ID as the inbound log keeps it: "<id>", or for an id longer
+ * than any real one, "<hash@long-id.invalid>" (still unique, but bounded). */
+static char *stored_message_id(const char *id)
+{
+	if (strlen(id) <= MAIL_COMPOSE_MAX_ID_LEN)
+		return xasprintf("<%s>", id);
+	unsigned char hash[16];
+	char hex[sizeof hash * 2 + 1];
+	crypto_generichash(hash, sizeof hash, (const unsigned char *)id, strlen(id), NULL, 0);
+	sodium_bin2hex(hex, sizeof hex, hash, sizeof hash);
+	return xasprintf("<%s@long-id.invalid>", hex);
+}
+
 int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, const char *raw,
 			size_t len, int64_t now, bool dry_run, struct engine_outcome *out,
 			char **errstr)
@@ -823,10 +876,12 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 	int rc = -1;
 	memset(out, 0, sizeof *out);
 	mail_read(raw, len, &e->limits, &info);
-	out->sender = info.from_addr ? xstrdup(info.from_addr) : NULL;
-	out->message_id = info.message_id ? xstrdup(info.message_id) : NULL;
+	/* for logs and check-mail: excerpts, whatever the mail holds */
+	out->sender = info.from_addr ? engine_excerpt(info.from_addr, 254) : NULL;
+	out->message_id = info.message_id ? engine_excerpt(info.message_id, 250) : NULL;
 	if (info.message_id)
-		msgid = xasprintf("<%s>", info.message_id);
+		msgid = stored_message_id(info.message_id);
+	char *sender = info.from_addr ? engine_excerpt(info.from_addr, 254) : NULL;
 
 	if (store_begin(e->store, errstr) != STORE_OK)
 		goto out_free;
@@ -848,7 +903,7 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 			.uidvalidity = uidvalidity,
 			.uid = uid,
 			.message_id = msgid,
-			.sender = info.from_addr,
+			.sender = sender,
 			.received_at = now,
 			.status = engine_verdict_name(out->verdict),
 			.summary = out->summary,
@@ -884,6 +939,7 @@ out_free:
 		engine_outcome_free(out); /* nothing happened: nothing to report */
 	campaign_free(c);
 	free(msgid);
+	free(sender);
 	mail_info_free(&info);
 	engine_secrets_clear(e);
 	if (rc == 0) {
@@ -936,7 +992,8 @@ static int quarantine(struct engine *e, uint32_t uidvalidity, uint32_t uid, cons
 	int rc = -1;
 	mail_read(raw, len, &e->limits, &info);
 	if (info.message_id)
-		msgid = xasprintf("<%s>", info.message_id);
+		msgid = stored_message_id(info.message_id);
+	char *sender = info.from_addr ? engine_excerpt(info.from_addr, 254) : NULL;
 	summary = xasprintf("quarantined after %d failures: %s", attempts, error);
 	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
 		goto done;
@@ -945,7 +1002,7 @@ static int quarantine(struct engine *e, uint32_t uidvalidity, uint32_t uid, cons
 		.uidvalidity = uidvalidity,
 		.uid = uid,
 		.message_id = msgid,
-		.sender = info.from_addr,
+		.sender = sender,
 		.received_at = now,
 		.status = "quarantined",
 		.summary = summary,
@@ -988,6 +1045,7 @@ done:
 	campaign_free(c);
 	mail_info_free(&info);
 	free(msgid);
+	free(sender);
 	free(summary);
 	free(token);
 	return rc;
@@ -1017,4 +1075,16 @@ int engine_mail_failed(struct engine *e, uint32_t uidvalidity, uint32_t uid, con
 		return -1;
 	}
 	return store_commit(e->store, errstr) == STORE_OK ? 1 : -1;
+}
+
+/* ---- bounded growth ---- */
+
+/* Rate counters are kept this many hours after their hour. */
+#define RATE_COUNTER_HOURS 48
+
+int engine_prune(struct engine *e, int64_t now, size_t *deleted, char **errstr)
+{
+	int64_t mail_before = now - (int64_t)e->keep_mail_days * 86400;
+	return store_prune(e->store, mail_before, "rate:", now / 3600 - RATE_COUNTER_HOURS,
+			   deleted, errstr) == STORE_OK ? 0 : -1;
 }

@@ -22,6 +22,7 @@ struct engine_config {
 	struct mail_read_limits limits;
 	int rate_limit_per_hour;      /* replies to one address in an hour */
 	int quarantine_after;         /* 0: ENGINE_DEFAULT_QUARANTINE_AFTER */
+	int keep_mail_days;           /* 0: ENGINE_DEFAULT_KEEP_MAIL_DAYS */
 	const char *publish_dir;      /* NULL: no web diary; else it is written
 				       * there after every turn and year end */
 };
@@ -92,6 +93,14 @@ int engine_mail_failed(struct engine *e, uint32_t uidvalidity, uint32_t uid, con
 int engine_pending_quarantine(struct engine *e, uint32_t **uids, size_t *count, char **errstr);
 /* Records that uid was moved to the quarantine folder. */
 int engine_quarantine_done(struct engine *e, uint32_t uid, char **errstr);
+
+/* Bounded growth, called once an hour by the daemon: sent and failed
+ * outbox mail (the raw mails kept for debugging) is deleted keep_mail_days
+ * after it was sent, and the rate counters ("rate:...:<hour>") two days
+ * after their hour. *deleted (may be NULL) counts the rows. Returns 0, or -1
+ * with *errstr. */
+#define ENGINE_DEFAULT_KEEP_MAIL_DAYS 30
+int engine_prune(struct engine *e, int64_t now, size_t *deleted, char **errstr);
 
 /* The mailbox's stored position: UIDVALIDITY (0 if none yet) and last UID. */
 int engine_mailbox_position(struct engine *e, uint32_t *uidvalidity, uint32_t *last_uid,

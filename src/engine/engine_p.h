@@ -22,6 +22,7 @@ struct engine {
 	struct mail_read_limits limits;
 	int rate_limit_per_hour;
 	int quarantine_after; /* failures of one mail before it is set aside */
+	int keep_mail_days;   /* sent mail kept this long */
 	char *publish_dir;   /* NULL: no web diary */
 	bool publish_due;    /* a committed step ended a turn or a year */
 	/* The plaintext passwords of the mail being processed (its PLAYER or
@@ -35,6 +36,13 @@ struct engine {
  * when cut: what a reply may quote of what it answers. Caller frees. */
 char *engine_excerpt(const char *s, size_t max);
 #define ENGINE_EXCERPT_SUBJECT 100
+#define ENGINE_EXCERPT_LINE 200
+#define ENGINE_ACK_MAX_LINES 200
+/* orders_ack_json with at most ENGINE_ACK_MAX_LINES lines, each sender's
+ * text at most ENGINE_EXCERPT_LINE bytes; the others only counted in
+ * "lines_not_shown" {count, understood, in_error, ignored}. */
+json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
+			const struct campaign *c, int player);
 
 struct reply {
 	const char *to_addr;

@@ -238,6 +238,14 @@ int store_kv_get(struct store *s, const char *key, char **value, char **errstr);
 /* Sets key to value; a NULL value deletes the key. */
 int store_kv_set(struct store *s, const char *key, const char *value, char **errstr);
 
+/* Bounded growth: deletes the sent and failed outbox rows sent (or, never
+ * sent, queued) before mail_before, except the newest row of all (its id is
+ * never given again); and, when counter_prefix is not NULL, the key-value
+ * rows "<counter_prefix>...:<n>" whose number n is below counter_below (the
+ * rate counters, keyed by the hour). *deleted (may be NULL) counts the rows. */
+int store_prune(struct store *s, int64_t mail_before, const char *counter_prefix,
+		int64_t counter_below, size_t *deleted, char **errstr);
+
 /* ---- the campaign year by mail (schema 3) ---- */
 
 /* The year's state machine (src/year.h) as its JSON text: one row. *json is

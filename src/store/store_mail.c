@@ -214,3 +214,27 @@ int store_outbox_reschedule(struct store *s, int64_t id, int64_t next_attempt_at
 				   "ItI", next_attempt_at, error, id);
 	return outbox_update_end(s, status, changes, id, errstr);
 }
+
+int store_prune(struct store *s, int64_t mail_before, const char *counter_prefix,
+		int64_t counter_below, size_t *deleted, char **errstr)
+{
+	int outbox = 0, counters = 0;
+	int status = store_write_begin(s, errstr);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, &outbox,
+				   "DELETE FROM outbox WHERE status IN ('sent', 'failed')"
+				   " AND coalesce(sent_at, created_at) < ?"
+				   " AND id < (SELECT max(id) FROM outbox)",
+				   "I", mail_before);
+	if (status == STORE_OK && counter_prefix)
+		status = store_run(s, errstr, &counters,
+				   "DELETE FROM kv WHERE substr(key, 1, length(?1)) = ?1"
+				   " AND rtrim(key, '0123456789') LIKE '%:'"
+				   " AND length(rtrim(key, '0123456789')) < length(key)"
+				   " AND CAST(substr(key, length(rtrim(key, '0123456789')) + 1)"
+				   " AS INTEGER) < ?2",
+				   "tI", counter_prefix, counter_below);
+	if (deleted)
+		*deleted = (size_t)outbox + (size_t)counters;
+	return store_write_end(s, status, errstr);
+}

@@ -658,6 +658,111 @@ static void test_outbox_retries_and_reports_failures(void **state)
 	free(m);
 }
 
+/* Issue 17: a reply quotes only excerpts of what it answers, and ids a
+ * client mangled are left out instead of failing the reply. */
+static size_t largest_outbox_mail(struct fixture *f)
+{
+	struct store_outbox_item *items = NULL;
+	size_t n = 0, largest = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000000, 100, &items, &n, NULL), STORE_OK);
+	for (size_t i = 0; i < n; i++)
+		if (items[i].raw_len > largest)
+			largest = items[i].raw_len;
+	store_outbox_items_free(items, n);
+	return largest;
+}
+
+static void test_replies_quote_excerpts_only(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_outcome out;
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "From: philippe@example.org\r\nSubject: ");
+	for (int i = 0; i < 15000; i++)
+		strbuf_putc(&sb, 'S');
+	strbuf_puts(&sb, "\r\nMessage-ID: <long-subject@example.org>\r\n\r\n"
+			 "PLAYER burgundy WRONG\r\nNO MOVE\r\n");
+	assert_int_equal(process(f, 1, sb.data, &out), ENGINE_REJECTED);
+	assert_true(strlen(out.reply) < 2000);
+	engine_outcome_free(&out);
+	assert_true(largest_outbox_mail(f) < 4000);
+	strbuf_free(&sb);
+
+	/* 2,000 lines: 200 listed, the rest counted */
+	strbuf_puts(&sb, "PLAYER burgundy " BURGUNDY_PW "\n");
+	for (int i = 0; i < 2000; i++)
+		strbuf_puts(&sb, "NO MOVE\n");
+	char *m = mail("philippe@example.org", "many-lines@example.org", "", sb.data);
+	assert_int_equal(process(f, 2, m, &out), ENGINE_ACCEPTED);
+	assert_non_null(strstr(out.reply, "  200: "));
+	assert_null(strstr(out.reply, "  201: "));
+	assert_non_null(strstr(out.reply, "and 1801 more line(s), not shown: 0 understood,\n"
+					  "  1801 in error, 0 ignored"));
+	assert_true(strlen(out.reply) < 40000); /* 200 lines, whatever the mail holds */
+	engine_outcome_free(&out);
+	free(m);
+	strbuf_free(&sb);
+
+	/* Message-ID and References as some clients write them */
+	m = mail("philippe@example.org", "a<b@x.example",
+		 "References: <c@x.example>,<d@x.example> <caf\xc3\xa9@x.example>\r\n",
+		 "PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n");
+	assert_int_equal(process(f, 3, m, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	free(m);
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000000, 100, &items, &n, NULL), STORE_OK);
+	assert_int_equal(n, 3);
+	assert_non_null(strstr(items[2].raw, "References: <c@x.example>\r\n <d@x.example>\r\n"));
+	assert_null(strstr(items[2].raw, "In-Reply-To"));
+	store_outbox_items_free(items, n);
+}
+
+/* Issue 17: sent mail is kept keep_mail_days (30 by default), rate
+ * counters two days; queued mail and the newest row always stay. */
+static void test_prune_old_mail_and_counters(void **state)
+{
+	struct fixture *f = *state;
+	char *err = NULL;
+	int64_t id_old = 0, id_recent = 0, id_queued = 0, id_last = 0;
+	int64_t day = 86400;
+	assert_int_equal(store_outbox_add(f->store, "<old@x>", "a@x", "old", 3, NOW - 40 * day,
+					  &id_old, &err), STORE_OK);
+	assert_int_equal(store_outbox_add(f->store, "<queued@x>", "a@x", "q", 1, NOW - 40 * day,
+					  &id_queued, &err), STORE_OK);
+	assert_int_equal(store_outbox_add(f->store, "<recent@x>", "a@x", "new", 3, NOW - 40 * day,
+					  &id_recent, &err), STORE_OK);
+	assert_int_equal(store_outbox_add(f->store, "<last@x>", "a@x", "last", 4, NOW - 40 * day,
+					  &id_last, &err), STORE_OK);
+	assert_int_equal(store_outbox_mark_sent(f->store, id_old, NOW - 31 * day, &err), STORE_OK);
+	assert_int_equal(store_outbox_mark_sent(f->store, id_recent, NOW - 29 * day, &err), STORE_OK);
+	assert_int_equal(store_outbox_mark_sent(f->store, id_last, NOW - 31 * day, &err), STORE_OK);
+	char *old_key = xasprintf("rate:reject:a@x:%lld", (long long)(NOW / 3600 - 49));
+	char *new_key = xasprintf("rate:reject:a@x:%lld", (long long)(NOW / 3600 - 47));
+	assert_int_equal(store_kv_set(f->store, old_key, "3", &err), STORE_OK);
+	assert_int_equal(store_kv_set(f->store, new_key, "3", &err), STORE_OK);
+	assert_int_equal(store_kv_set(f->store, "mailbox:INBOX:last_uid", "7", &err), STORE_OK);
+
+	size_t deleted = 0;
+	assert_int_equal(engine_prune(f->engine, NOW, &deleted, &err), 0);
+	assert_int_equal(deleted, 2); /* <old@x> and the old counter */
+	assert_int_equal(engine_prune(f->engine, NOW, &deleted, &err), 0);
+	assert_int_equal(deleted, 0);
+	char *v = NULL;
+	assert_int_equal(store_kv_get(f->store, old_key, &v, &err), STORE_OK);
+	assert_null(v);
+	assert_int_equal(store_kv_get(f->store, new_key, &v, &err), STORE_OK);
+	assert_string_equal(v, "3");
+	free(v);
+	assert_int_equal(store_kv_get(f->store, "mailbox:INBOX:last_uid", &v, &err), STORE_OK);
+	assert_string_equal(v, "7");
+	free(v);
+	assert_int_equal(outbox_count(f), 1); /* the queued one is still due */
+	free(old_key);
+	free(new_key);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +780,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rejection_says_where_reading_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oversized_photo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_secret_leak_is_caught, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replies_quote_excerpts_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prune_old_mail_and_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_generated_password_typed_loosely, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_mail_replaces_movement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_password_replies_to_registered_address, setup, teardown),
