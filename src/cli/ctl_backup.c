@@ -5,11 +5,15 @@
 #include "store/store.h"
 #include "base/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 extern const struct ctl_command ctl_cmd_backup;
 
@@ -30,11 +34,20 @@ static int run(int argc, char **argv)
 	if (!db || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_backup);
 	const char *dest = argv[optind];
-	struct stat st;
-	if (stat(dest, &st) == 0) {
-		fprintf(stderr, "campaignctl: %s already exists; choose a new file name\n", dest);
+	/* The copy is created here, exclusively: any existing name is refused,
+	 * a symbolic link too (even one that points nowhere), so the copy can
+	 * never land where a link sends it. Private like the database. */
+	int fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			fprintf(stderr, "campaignctl: %s already exists; choose a new file name\n",
+				dest);
+		else
+			fprintf(stderr, "campaignctl: %s: %s\n", dest, strerror(errno));
 		return EX_CANTCREAT;
 	}
+	fchmod(fd, 0600);
+	close(fd);
 	struct store *s = NULL;
 	char *err = NULL;
 	int rc = store_open(db, STORE_READONLY, &s, &err);
@@ -42,6 +55,7 @@ static int run(int argc, char **argv)
 		rc = store_backup(s, dest, &err);
 	store_close(s);
 	if (rc != STORE_OK) {
+		unlink(dest);
 		fprintf(stderr, "campaignctl: %s\n", err);
 		free(err);
 		return store_status_exit_code(rc);

@@ -9,6 +9,9 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,21 +33,38 @@ struct site {
 	bool own_transaction; /* publish_site began the read transaction */
 };
 
-/* Writes `len` bytes to dir/name through a temporary file and a rename. */
+/* Writes `len` bytes to dir/name through a temporary file and a rename.
+ * The temporary file is created exclusively, never through a symbolic link
+ * (O_EXCL, O_NOFOLLOW), under an unpredictable name in the same folder, so
+ * no one who can write to the folder can make us write elsewhere; and it is
+ * made world-readable whatever the umask: a web server reads the site. */
 static int write_atomic(struct site *s, const char *name, const char *data, size_t len)
 {
 	char *path = xasprintf("%s/%s", s->dir, name);
-	char *tmp = xasprintf("%s/.%s.tmp%ld", s->dir, name, (long)getpid());
-	int rc = -1;
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
+	char *tmp = NULL;
+	int rc = -1, fd = -1;
+	for (int attempt = 0; fd < 0 && attempt < 20; attempt++) {
+		free(tmp);
+		tmp = xasprintf("%s/.%s.%08" PRIx32 ".tmp", s->dir, name, randombytes_random());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
 		s->err = xasprintf("%s: %s", tmp, strerror(errno));
 		goto done;
 	}
-	size_t written = fwrite(data, 1, len, f);
-	bool failed = written != len || fflush(f) != 0 || fsync(fileno(f)) != 0;
+	bool failed = fchmod(fd, 0644) != 0;
+	for (size_t done = 0; !failed && done < len;) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		failed = n <= 0;
+		done += n > 0 ? (size_t)n : 0;
+	}
+	failed = failed || fsync(fd) != 0;
 	int saved = errno;
-	if (fclose(f) != 0 && !failed) {
+	if (close(fd) != 0 && !failed) {
 		failed = true;
 		saved = errno;
 	}
@@ -374,6 +394,57 @@ static int publish_chart(struct site *s)
 	return rc;
 }
 
+/* Text for the Atom feed: XML 1.0 allows no control characters but tab
+ * and the line ends, and a player's or organiser's text may hold some; the
+ * C1 controls and U+FFFE/U+FFFF go too. s is valid UTF-8. Caller frees. */
+static char *feed_text(const char *s)
+{
+	struct strbuf sb = {0};
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') || *p == 0x7F)
+			continue;
+		if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+			p++;
+			continue;
+		}
+		if (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF)) {
+			p += 2;
+			continue;
+		}
+		strbuf_putc(&sb, (char)*p);
+	}
+	return sb.data ? strbuf_take(&sb) : xstrdup("");
+}
+
+/* Every string of a JSON value, made feed_text, in place. */
+static void feed_clean(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, item) {
+			if (json_is_string(item)) {
+				char *clean = feed_text(json_string_value(item));
+				json_object_set_new(v, key, json_string(clean));
+				free(clean);
+			} else {
+				feed_clean(item);
+			}
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, item) {
+			if (json_is_string(item)) {
+				char *clean = feed_text(json_string_value(item));
+				json_array_set_new(v, i, json_string(clean));
+				free(clean);
+			} else {
+				feed_clean(item);
+			}
+		}
+	}
+}
+
 static int publish_feed(struct site *s, json_t *entries)
 {
 	char *slug = campaign_slug(s->c->name);
@@ -385,10 +456,12 @@ static int publish_feed(struct site *s, json_t *entries)
 				 s->c->organiser_name, "id", id, "updated", atom_date(latest),
 				 "entries", entries);
 	int rc = -1;
-	if (!data)
+	if (!data) {
 		s->err = xasprintf("feed.xml: the campaign's name or organiser is not UTF-8");
-	else
+	} else {
+		feed_clean(data);
 		rc = render_to(s, "web-feed", data, "feed.xml");
+	}
 	json_decref(data);
 	free(id);
 	free(slug);
@@ -459,7 +532,9 @@ int publish_site(struct store *store, const char *dir, struct templates *t, char
 	struct site s = {.store = store, .dir = dir, .t = t};
 	int rc = -1;
 	json_t *entries = json_array();
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+	if (mkdir(dir, 0755) == 0) {
+		chmod(dir, 0755); /* readable by the web server whatever the umask */
+	} else if (errno != EEXIST) {
 		s.err = xasprintf("%s: %s", dir, strerror(errno));
 		goto done;
 	}
