@@ -763,6 +763,42 @@ static void test_prune_old_mail_and_counters(void **state)
 	free(new_key);
 }
 
+/* Issue 17: a mail that fails the same way quarantine_after (3) times is
+ * set aside, once; a different error starts the count again. */
+static void test_failing_mail_is_set_aside(void **state)
+{
+	struct fixture *f = *state;
+	char *err = NULL;
+	char *m = mail("philippe@example.org", "broken@example.org", "", "PLAYER burgundy x\n");
+	size_t len = strlen(m);
+	assert_int_equal(engine_mail_failed(f->engine, 7, 6, m, len, "boom", NOW, &err), 0);
+	assert_int_equal(engine_mail_failed(f->engine, 7, 6, m, len, "other", NOW, &err), 0);
+	assert_int_equal(engine_mail_failed(f->engine, 7, 6, m, len, "other", NOW, &err), 0);
+	assert_int_equal(outbox_count(f), 0);
+	assert_int_equal(engine_mail_failed(f->engine, 7, 6, m, len, "other", NOW, &err), 1);
+	uint32_t *uids = NULL, uv = 0, last = 0;
+	size_t n = 0;
+	assert_int_equal(engine_pending_quarantine(f->engine, &uids, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(uids[0], 6);
+	free(uids);
+	assert_int_equal(engine_mailbox_position(f->engine, &uv, &last, &err), 0);
+	assert_int_equal(last, 6);
+	assert_int_equal(outbox_count(f), 1); /* the organiser, once */
+	/* the same mail again (its Message-ID) is a duplicate, never retried */
+	struct engine_outcome out;
+	assert_int_equal(process(f, 9, m, &out), ENGINE_DUPLICATE);
+	engine_outcome_free(&out);
+	assert_int_equal(engine_quarantine_done(f->engine, 6, &err), 0);
+	assert_int_equal(engine_pending_quarantine(f->engine, &uids, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(uids);
+	/* no mailbox (check-mail): never set aside */
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(engine_mail_failed(f->engine, 0, 0, m, len, "boom", NOW, &err), 0);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -782,6 +818,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_secret_leak_is_caught, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replies_quote_excerpts_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_old_mail_and_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failing_mail_is_set_aside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_generated_password_typed_loosely, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_mail_replaces_movement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_password_replies_to_registered_address, setup, teardown),
