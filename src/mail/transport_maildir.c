@@ -494,28 +494,53 @@ static enum transport_status maildir_source_fetch_new(void *state, uint32_t know
 	return st;
 }
 
+static struct maildir_entry *entry_by_uid(struct maildir_source *md, uint32_t uid)
+{
+	size_t lo = 0, hi = md->n_entries; /* entries are sorted by UID */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (md->entries[mid].uid == uid)
+			return &md->entries[mid];
+		if (md->entries[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The list of the last scan is tried first, so a backlog of thousands of
+ * mails is moved without reading the folder again for each one; a mail
+ * that is not where that list says (another client renamed it meanwhile)
+ * is looked up again in a fresh scan. */
 static enum transport_status maildir_move(struct maildir_source *md, const char *folder,
 					  uint32_t uidvalidity, uint32_t uid, char **errstr)
 {
-	enum transport_status st = maildir_scan(md, errstr);
-	if (st != TRANSPORT_OK)
-		return st;
-	if (uidvalidity != md->uidvalidity)
-		return transport_fail(errstr, TRANSPORT_UIDVALIDITY_CHANGED,
-				      "%s: UIDVALIDITY is %" PRIu32 ", not %" PRIu32, md->path,
-				      md->uidvalidity, uidvalidity);
-	for (size_t i = 0; i < md->n_entries; i++) {
-		struct maildir_entry *e = &md->entries[i];
-		if (e->uid != uid)
+	for (int pass = md->n_entries > 0 && uidvalidity == md->uidvalidity ? 0 : 1; pass < 2;
+	     pass++) {
+		if (pass == 1) {
+			enum transport_status st = maildir_scan(md, errstr);
+			if (st != TRANSPORT_OK)
+				return st;
+			if (uidvalidity != md->uidvalidity)
+				return transport_fail(errstr, TRANSPORT_UIDVALIDITY_CHANGED,
+						      "%s: UIDVALIDITY is %" PRIu32 ", not %" PRIu32,
+						      md->path, md->uidvalidity, uidvalidity);
+		}
+		struct maildir_entry *e = entry_by_uid(md, uid);
+		if (!e)
 			continue;
 		char *from = xasprintf("%s/%s/%s", md->path, e->subdir, e->filename);
 		char *to = xasprintf("%s/%s/%s", folder, e->subdir, e->filename);
-		if (rename(from, to) != 0 && errno != ENOENT)
+		int r = rename(from, to), saved = errno;
+		enum transport_status st = TRANSPORT_OK;
+		if (r != 0 && saved != ENOENT)
 			st = transport_fail(errstr, TRANSPORT_TEMPFAIL, "moving %s to %s: %s", from,
-					    to, strerror(errno));
+					    to, strerror(saved));
 		free(from);
 		free(to);
-		return st;
+		if (r == 0 || saved != ENOENT || pass == 1)
+			return st;
 	}
 	return TRANSPORT_OK; /* already moved */
 }

@@ -209,6 +209,40 @@ static void test_fetch_order_move_restart(void **state)
 	mail_source_free(src);
 }
 
+/* Moves use the last scan's list (a backlog of thousands is moved without
+ * a scan per mail); a mail another client renamed since (marked seen, into
+ * cur/) is found again; quarantined mail goes to its own folder. */
+static void test_move_after_rename_and_quarantine(void **state)
+{
+	struct fixture *fx = *state;
+	struct mail_source *src = open_source(fx);
+	drop(fx, "new", "2000.M1P1.test", "Subject: a\n\nfirst\n");
+	drop(fx, "new", "2001.M1P1.test", "Subject: b\n\nsecond\n");
+	struct engine en = {0};
+	uint32_t uv = 0;
+	char *err = NULL;
+	assert_int_equal(mail_source_fetch_new(src, 0, 0, record, &en, &uv, &err), TRANSPORT_OK);
+	assert_int_equal(en.n, 2);
+	char *from = xasprintf("%s/new/2000.M1P1.test", fx->maildir);
+	char *to = xasprintf("%s/cur/2000.M1P1.test:2,S", fx->maildir);
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(mail_source_mark_processed(src, uv, 1, &err), TRANSPORT_OK);
+	char *processed = xasprintf("%s/.processed", fx->maildir);
+	assert_true(exists(processed, "cur", "2000.M1P1.test:2,S"));
+	assert_int_equal(mail_source_quarantine(src, uv, 2, &err), TRANSPORT_OK);
+	char *quarantine = xasprintf("%s/.quarantine", fx->maildir);
+	assert_true(exists(quarantine, "new", "2001.M1P1.test"));
+	assert_false(exists(fx->maildir, "new", "2001.M1P1.test"));
+	/* again: already moved, not an error */
+	assert_int_equal(mail_source_quarantine(src, uv, 2, &err), TRANSPORT_OK);
+	engine_reset(&en);
+	free(from);
+	free(to);
+	free(processed);
+	free(quarantine);
+	mail_source_free(src);
+}
+
 static void test_callback_failure_stops(void **state)
 {
 	struct fixture *fx = *state;
@@ -423,6 +457,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fetch_order_move_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_move_after_rename_and_quarantine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_failure_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_uidlist, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
