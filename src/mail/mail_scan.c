@@ -176,9 +176,11 @@ void mail_scan(const char *raw, size_t len, int max_nesting, struct mail_scan *o
 		}
 		p = next;
 
-		if (n >= 3 && line[0] == '-' && line[1] == '-' && line[2] != ' ' && line[2] != '\t')
-			out->parts++;
+		/* Any line that may be a delimiter counts (a boundary may even
+		 * start with a blank, or be empty): the count bounds the
+		 * parser's recursion. */
 		if (n >= 2 && line[0] == '-' && line[1] == '-') {
+			out->parts++;
 			size_t i = top;
 			while (i > 0 && !(stack[i - 1].len + 2 <= n &&
 					  memcmp(line + 2, stack[i - 1].boundary, stack[i - 1].len) == 0))
@@ -199,6 +201,18 @@ void mail_scan(const char *raw, size_t len, int max_nesting, struct mail_scan *o
 				continue;
 			}
 		}
+		/* Every Content-Type line counts, in a body too: what reads as
+		 * a body here may be a header block to the parser. */
+		size_t colon = 0;
+		if (ascii_prefix_ci(line, n, "content-type")) {
+			colon = 12;
+			while (colon < n && (line[colon] == ' ' || line[colon] == '\t'))
+				colon++;
+			if (colon < n && line[colon] == ':')
+				out->parts++;
+			else
+				colon = 0;
+		}
 		if (!in_headers)
 			continue;
 		if (continuation) {
@@ -208,16 +222,10 @@ void mail_scan(const char *raw, size_t len, int max_nesting, struct mail_scan *o
 		}
 		in_ct = false;
 		if (n > 0) {
-			if (ascii_prefix_ci(line, n, "content-type")) {
-				size_t i = 12;
-				while (i < n && (line[i] == ' ' || line[i] == '\t'))
-					i++;
-				if (i < n && line[i] == ':') {
-					out->parts++;
-					ct = line + i + 1;
-					ct_len = n - i - 1;
-					in_ct = true;
-				}
+			if (colon) {
+				ct = line + colon + 1;
+				ct_len = n - colon - 1;
+				in_ct = true;
 			}
 			continue;
 		}

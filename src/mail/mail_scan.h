@@ -11,8 +11,8 @@
 /* What mail_scan measured. */
 struct mail_scan {
 	int nesting;         /* deepest MIME container nesting (message: 0) */
-	size_t parts;        /* an upper bound on the parts: lines that start a
-				Content-Type field or look like a delimiter ("--x") */
+	size_t parts;        /* an upper bound on the parts: the lines that
+				start a Content-Type field or with "--", anywhere */
 	int comment_nesting; /* deepest parenthesis nesting in one unfolded line */
 };
 
