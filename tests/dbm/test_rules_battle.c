@@ -65,17 +65,10 @@ static void test_ally_share_and_routers(void **state)
  * M (milan). */
 enum { A, B, C, D, M, E };
 
-struct world {
-	struct campaign *c;
-	struct event_log log;
-	struct dice_fixed dice;
-	int bur, fra, mil, contingent;
-};
-
 static int setup(void **state)
 {
-	struct world *w = xcalloc(1, sizeof *w);
-	struct campaign *c = w->c = fx_campaign();
+	struct fx_world *w = fx_world_new();
+	struct campaign *c = w->c;
 	fx_province(c, "A", 0, true);
 	fx_province(c, "B", 1, true);
 	fx_province(c, "C", 1, false);
@@ -103,16 +96,7 @@ static int setup(void **state)
 	struct player *m = &c->players[w->mil];
 	m->field.count[T_SUB] = 1;
 	m->field.count[T_SP] = 24;
-	fx_log_start(&w->log, c);
-	*state = w;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct world *w = *state;
-	fx_world_free(w, w->c, &w->log);
-	return 0;
+	return fx_world_start(state, w);
 }
 
 /* Burgundy (3 commands) with Milan's contingent (1) beats France (3
@@ -126,7 +110,7 @@ static int teardown(void **state)
  * dead general is not one), 1 returns: a Sp. */
 static void test_battle_consequences(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	int bur_destroyed[T_COUNT] = {0, 0, 1, 0, 4, 0, 0};
 	int bur_fled[T_COUNT] = {0, 0, 0, 0, 0, 2, 0};
@@ -179,7 +163,7 @@ static void test_battle_consequences(void **state)
 
 static void test_retreat_choice_and_forbidden(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	int stages;
 	assert_int_equal(rules_retreat_destination(c, w->fra, B, A, NULL, NO_INDEX, &stages), C);
@@ -200,7 +184,7 @@ static void test_retreat_choice_and_forbidden(void **state)
  * two stages through D: the army forces its way (a 1: 40 AP). */
 static void test_retreat_forcing_its_way(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->provinces[C].owner = w->bur;
 	c->provinces[D].owner = w->bur;
@@ -227,7 +211,7 @@ static void test_retreat_forcing_its_way(void **state)
  * for troops of equal value (30 AP) sent to the reserve. */
 static void test_general_retrieved_after_battle(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct player *f = &c->players[w->fra];
 	fx_set(f->field.count, (const int[]){1, 0, 10, 0, 30, 0, 0});
@@ -258,7 +242,7 @@ static void test_general_retrieved_after_battle(void **state)
 
 static void test_bad_reports(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct rules_reason why;
 	int too_many[T_COUNT] = {0, 0, 11, 0, 0, 0, 0};
@@ -306,7 +290,7 @@ static void test_bad_reports(void **state)
  * protagonist gets correspondingly less (28). */
 static void test_agreed_share_applied(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct battle_party parties[] = {
 		{.player = w->bur, .side = 0, .contingent = NO_INDEX, .commands = 3},
@@ -327,7 +311,7 @@ static void test_agreed_share_applied(void **state)
 
 static void test_defender(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	assert_int_equal(rules_battle_defender(w->c, B, w->bur, w->fra, w->bur), w->fra);
 	assert_int_equal(rules_battle_defender(w->c, M, w->bur, w->fra, w->bur), w->bur);
 }
@@ -361,7 +345,7 @@ static void test_audit_command_table_beyond_7(void **state)
  * losers nothing. */
 static void test_audit_loser_never_gains(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct battle_party parties[] = {
 		{.player = w->bur, .side = 0, .contingent = NO_INDEX, .commands = 3},
@@ -389,7 +373,7 @@ static void test_audit_loser_never_gains(void **state)
  * negotiated up to twice that, 16 (Burgundy then gets 24), never 17. */
 static void test_audit_share_up_to_double(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct battle_party parties[] = {
 		{.player = w->bur, .side = 0, .contingent = NO_INDEX, .commands = 3},
@@ -416,7 +400,7 @@ static void test_audit_share_up_to_double(void **state)
  * but not change the total of 2. */
 static void test_audit_routers_fraction_to_ally(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	int bur_destroyed[T_COUNT] = {0, 0, 0, 0, 5, 0, 0};
 	int mil_destroyed[T_COUNT] = {0, 0, 0, 0, 1, 0, 0};
@@ -453,7 +437,7 @@ static void test_audit_routers_fraction_to_ally(void **state)
  * C-in-C killed: it retrieves one at once. */
 static void test_audit_contingent_general_killed(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	int mil_destroyed[T_COUNT] = {0, 1, 0, 0, 0, 0, 0};
 	int fra_destroyed[T_COUNT] = {1, 0, 0, 0, 0, 0, 0};
@@ -482,7 +466,7 @@ static void test_audit_contingent_general_killed(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_table),
 		cmocka_unit_test(test_rulebook_example),

@@ -13,17 +13,10 @@
  * A-D-E-F by land (F Milan's); A-H (France). */
 enum { A, B, C, P, D, E, F, H };
 
-struct world {
-	struct campaign *c;
-	struct event_log log;
-	struct dice_fixed dice;
-	int bur, mil, ven, fra;
-};
-
 static int setup(void **state)
 {
-	struct world *w = xcalloc(1, sizeof *w);
-	struct campaign *c = w->c = fx_campaign();
+	struct fx_world *w = fx_world_new();
+	struct campaign *c = w->c;
 	fx_province(c, "A", 0, true);
 	fx_province(c, "B", 0, false);
 	fx_province(c, "C", 1, true);
@@ -43,23 +36,14 @@ static int setup(void **state)
 	w->mil = fx_player(c, "milan", C);
 	w->ven = fx_player(c, "venice", P);
 	w->fra = fx_player(c, "france", H);
-	fx_log_start(&w->log, c);
-	*state = w;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct world *w = *state;
-	fx_world_free(w, w->c, &w->log);
-	return 0;
+	return fx_world_start(state, w);
 }
 
 static int sub_and_knights[T_COUNT] = {0, 1, 4, 0, 0, 0, 0}; /* 28 + 48 = 76 AP */
 
 static void test_send(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	dice_fixed_init(&w->dice, NULL, 0);
 	struct contingent_order o = {.owner = w->bur, .to_player = w->mil, .troops = sub_and_knights};
@@ -83,7 +67,7 @@ static void test_send(void **state)
 
 static void test_composition(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct rules_reason why;
 	int too_big[T_COUNT] = {0, 1, 5, 0, 0, 0, 0}; /* 88 AP */
@@ -115,7 +99,7 @@ static void test_composition(void **state)
  * third would take the last general. */
 static void test_two_contingents(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	static const int rolls[] = {6};
 	dice_fixed_init(&w->dice, rolls, 1);
@@ -139,7 +123,7 @@ static void test_two_contingents(void **state)
 
 static void test_arrival(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	static const int rolls[] = {5, 4};
 	dice_fixed_init(&w->dice, rolls, 2);
@@ -163,7 +147,7 @@ static void test_arrival(void **state)
  * (3: it arrives) and the merge. */
 static void test_recall_with_storm(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	static const int rolls[] = {6, 1, 1, 3};
 	dice_fixed_init(&w->dice, rolls, 4);
@@ -189,7 +173,7 @@ static void test_recall_with_storm(void **state)
 
 static void test_storm_sends_it_home(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	static const int rolls[] = {1, 1};
 	dice_fixed_init(&w->dice, rolls, 2);
@@ -206,7 +190,7 @@ static void test_storm_sends_it_home(void **state)
 /* Invading recalls every contingent. */
 static void test_invasion_recalls(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	dice_fixed_init(&w->dice, NULL, 0);
 	struct contingent_order o = {.owner = w->bur, .to_player = w->mil, .troops = sub_and_knights};
@@ -222,7 +206,7 @@ static void test_invasion_recalls(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_send), T(test_composition), T(test_two_contingents), T(test_arrival),
 		T(test_recall_with_storm), T(test_storm_sends_it_home), T(test_invasion_recalls),

@@ -10,27 +10,12 @@
 
 #include "lib/rules_fixture.h"
 
-struct world {
-	struct campaign *c;
-	struct event_log log;
-	int p;
-};
-
 static int setup(void **state)
 {
-	struct world *w = xcalloc(1, sizeof *w);
-	w->c = fx_campaign();
+	struct fx_world *w = fx_world_new();
 	int home = fx_province(w->c, "Home", 0, true);
-	w->p = fx_player(w->c, "burgundy", home);
-	event_log_init(&w->log);
+	w->bur = fx_player(w->c, "burgundy", home);
 	*state = w;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct world *w = *state;
-	fx_world_free(w, w->c, &w->log);
 	return 0;
 }
 
@@ -40,11 +25,11 @@ static int teardown(void **state)
  * fewest elements: 2 Kn + 2 Ax + 2 Ps = 24 + 7 + 4. */
 static void test_default_spreads_then_pays_exactly(void **state)
 {
-	struct world *w = *state;
-	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, NULL,
+	struct fx_world *w = *state;
+	int lost = rules_generic_loss(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, NULL,
 				      RULE_SUPPLY, "out of supply", &w->log);
 	assert_int_equal(lost, HALF_AP(40));
-	struct player *p = &w->c->players[w->p];
+	struct player *p = &w->c->players[w->bur];
 	assert_int_equal(p->field.count[T_SP], 29);
 	assert_int_equal(p->field.count[T_KN], 8);
 	assert_int_equal(p->field.count[T_AX], 10);
@@ -62,12 +47,12 @@ static void test_default_spreads_then_pays_exactly(void **state)
  * four of them, 48 AP. With the whole army, 7 AP are paid exactly. */
 static void test_rounded_against(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	int pick[T_COUNT];
-	assert_int_equal(rules_default_loss_pick(w->c, w->p, NO_INDEX, HALF_AP(7), 0, pick),
+	assert_int_equal(rules_default_loss_pick(w->c, w->bur, NO_INDEX, HALF_AP(7), 0, pick),
 			 HALF_AP(7));
-	fx_set(w->c->players[w->p].field.count, (const int[]){1, 0, 10, 0, 0, 0, 0});
-	assert_int_equal(rules_default_loss_pick(w->c, w->p, NO_INDEX, HALF_AP(40), 0, pick),
+	fx_set(w->c->players[w->bur].field.count, (const int[]){1, 0, 10, 0, 0, 0, 0});
+	assert_int_equal(rules_default_loss_pick(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, pick),
 			 HALF_AP(48));
 	assert_int_equal(pick[T_KN], 4);
 	assert_int_equal(pick[T_CINC], 0);
@@ -75,41 +60,41 @@ static void test_rounded_against(void **state)
 
 static void test_player_pick(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	int pick[T_COUNT] = {0, 0, 4, 0, 0, 0, 0}; /* 48 AP of knights for 40 due */
 	struct rules_reason why;
-	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(40), 0, pick, &why),
+	assert_int_equal(rules_loss_pick_check(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, pick, &why),
 			 RULES_OK);
-	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, pick, RULE_SIEGE,
+	int lost = rules_generic_loss(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, pick, RULE_SIEGE,
 				      "failed siege", &w->log);
 	assert_int_equal(lost, HALF_AP(48));
-	assert_int_equal(w->c->players[w->p].field.count[T_KN], 6);
-	assert_int_equal(w->c->players[w->p].reserve.count[T_KN], 4);
+	assert_int_equal(w->c->players[w->bur].field.count[T_KN], 6);
+	assert_int_equal(w->c->players[w->bur].reserve.count[T_KN], 4);
 	assert_string_equal(fx_str(event_log_last(&w->log, "loss"), "chosen_by"), "player");
 }
 
 static void test_bad_picks(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct rules_reason why;
 	int short_pick[T_COUNT] = {0, 0, 0, 0, 2, 0, 0}; /* 10 AP for 40 */
-	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(40), 0, short_pick,
+	assert_int_equal(rules_loss_pick_check(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, short_pick,
 					       &why), RULES_REFUSED);
 	assert_string_equal(why.text, "the pick is worth 10 AP but 40 AP are due");
 	int generals[T_COUNT] = {1, 2, 0, 0, 0, 0, 0};
-	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(40), 0, generals,
+	assert_int_equal(rules_loss_pick_check(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, generals,
 					       &why), RULES_REFUSED);
 	assert_string_equal(why.text, "at least one general must be kept");
 	int too_many[T_COUNT] = {0, 0, 11, 0, 0, 0, 0};
-	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(40), 0, too_many,
+	assert_int_equal(rules_loss_pick_check(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, too_many,
 					       &why), RULES_REFUSED);
 	int foot[T_COUNT] = {0, 0, 0, 0, 15, 0, 0}; /* 75 AP, but none mounted */
-	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(75),
+	assert_int_equal(rules_loss_pick_check(w->c, w->bur, NO_INDEX, HALF_AP(75),
 					       RULES_STORM_MOUNTED_HALF_AP, foot, &why),
 			 RULES_REFUSED);
 	assert_string_equal(why.text, "the first 25 AP lost must be mounted troops, the pick has 0 AP");
 	/* A refused pick is not obeyed: the default pays and the event says why. */
-	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, short_pick,
+	int lost = rules_generic_loss(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, short_pick,
 				      RULE_SUPPLY, "out of supply", &w->log);
 	assert_int_equal(lost, HALF_AP(40));
 	assert_int_equal(event_log_count(&w->log, "loss_pick_refused"), 1);
@@ -120,10 +105,10 @@ static void test_bad_picks(void **state)
  * loses everything but one general; the C-in-C stays. */
 static void test_cannot_pay(void **state)
 {
-	struct world *w = *state;
-	struct player *p = &w->c->players[w->p];
+	struct fx_world *w = *state;
+	struct player *p = &w->c->players[w->bur];
 	fx_set(p->field.count, (const int[]){1, 1, 0, 0, 0, 2, 0});
-	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, NULL, RULE_SUPPLY,
+	int lost = rules_generic_loss(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, NULL, RULE_SUPPLY,
 				      "out of supply", &w->log);
 	assert_int_equal(lost, HALF_AP(32));
 	assert_int_equal(p->field.count[T_CINC], 1);
@@ -132,7 +117,7 @@ static void test_cannot_pay(void **state)
 	assert_int_equal(p->reserve.count[T_PS], 2);
 	assert_false(json_is_true(json_object_get(event_log_last(&w->log, "loss"), "paid_in_full")));
 	/* A lone general pays nothing more. */
-	lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(40), 0, NULL, RULE_SUPPLY,
+	lost = rules_generic_loss(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, NULL, RULE_SUPPLY,
 				  "out of supply", &w->log);
 	assert_int_equal(lost, 0);
 	assert_int_equal(p->field.count[T_CINC], 1);
@@ -142,9 +127,9 @@ static void test_cannot_pay(void **state)
  * takes everything but the C-in-C. */
 static void test_generals_last(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	int pick[T_COUNT];
-	int lost = rules_default_loss_pick(w->c, w->p, NO_INDEX, HALF_AP(440), 0, pick);
+	int lost = rules_default_loss_pick(w->c, w->bur, NO_INDEX, HALF_AP(440), 0, pick);
 	/* 394 AP of troops, then both sub-generals (28 AP each): 450 AP. */
 	assert_int_equal(lost, HALF_AP(450));
 	assert_int_equal(pick[T_CINC], 0);
@@ -155,10 +140,10 @@ static void test_generals_last(void **state)
  * one until covered: 3 Ax (10.5 AP), 42.5 AP in all (rounded against). */
 static void test_preference_in_order(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	int pick[T_COUNT];
 	const int prefer[] = {T_PS, T_AX};
-	int lost = rules_loss_pick_from_preference(w->c, w->p, NO_INDEX, HALF_AP(40), 0, prefer,
+	int lost = rules_loss_pick_from_preference(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, prefer,
 						   2, pick);
 	assert_int_equal(lost, HALF_AP(42) + 1);
 	assert_int_equal(pick[T_PS], 16);
@@ -172,10 +157,10 @@ static void test_preference_in_order(void **state)
  * holds more AP). 40.5 AP. */
 static void test_preference_then_default(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	int pick[T_COUNT];
 	const int prefer[] = {T_PS};
-	int lost = rules_loss_pick_from_preference(w->c, w->p, NO_INDEX, HALF_AP(40), 0, prefer,
+	int lost = rules_loss_pick_from_preference(w->c, w->bur, NO_INDEX, HALF_AP(40), 0, prefer,
 						   1, pick);
 	assert_int_equal(lost, HALF_AP(40) + 1);
 	assert_int_equal(pick[T_PS], 16);
@@ -189,14 +174,14 @@ static void test_preference_then_default(void **state)
  * the 50 AP are covered, 13 Ps (26 AP): 51 AP, chosen by preference. */
 static void test_preference_mounted_share(void **state)
 {
-	struct world *w = *state;
-	struct player *p = &w->c->players[w->p];
+	struct fx_world *w = *state;
+	struct player *p = &w->c->players[w->bur];
 	p->loss_first = xmalloc(3 * sizeof *p->loss_first);
 	p->loss_first[0] = T_PS;
 	p->loss_first[1] = T_LH;
 	p->loss_first[2] = T_KN;
 	p->loss_first_count = 3;
-	int lost = rules_generic_loss(w->c, w->p, NO_INDEX, HALF_AP(50), HALF_AP(25), NULL,
+	int lost = rules_generic_loss(w->c, w->bur, NO_INDEX, HALF_AP(50), HALF_AP(25), NULL,
 				      RULE_SEA_MOVEMENT, "sea storm", &w->log);
 	assert_int_equal(lost, HALF_AP(51));
 	assert_int_equal(p->reserve.count[T_LH], 5);
@@ -209,32 +194,33 @@ static void test_preference_mounted_share(void **state)
  * sub-general keeps him; the default pays instead. Bad indices are ignored. */
 static void test_preference_keeps_a_general(void **state)
 {
-	struct world *w = *state;
-	struct player *p = &w->c->players[w->p];
+	struct fx_world *w = *state;
+	struct player *p = &w->c->players[w->bur];
 	p->field.count[T_SUB] = 0;
 	int pick[T_COUNT];
 	const int prefer[] = {-1, 99, T_CINC};
-	int lost = rules_loss_pick_from_preference(w->c, w->p, NO_INDEX, HALF_AP(12), 0, prefer,
+	int lost = rules_loss_pick_from_preference(w->c, w->bur, NO_INDEX, HALF_AP(12), 0, prefer,
 						   3, pick);
 	assert_int_equal(pick[T_CINC], 0);
 	assert_true(lost >= HALF_AP(12));
-	assert_int_equal(rules_loss_pick_check(w->c, w->p, NO_INDEX, HALF_AP(12), 0, pick, NULL),
+	assert_int_equal(rules_loss_pick_check(w->c, w->bur, NO_INDEX, HALF_AP(12), 0, pick, NULL),
 			 RULES_OK);
 }
 
 int main(void)
 {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_default_spreads_then_pays_exactly, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rounded_against, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_player_pick, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_picks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cannot_pay, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_generals_last, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_preference_in_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_preference_then_default, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_preference_mounted_share, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_preference_keeps_a_general, setup, teardown),
+		T(test_default_spreads_then_pays_exactly),
+		T(test_rounded_against),
+		T(test_player_pick),
+		T(test_bad_picks),
+		T(test_cannot_pay),
+		T(test_generals_last),
+		T(test_preference_in_order),
+		T(test_preference_then_default),
+		T(test_preference_mounted_share),
+		T(test_preference_keeps_a_general),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,17 +18,10 @@
  *   C~W-V           sea then land (W french) */
 enum { A, B, C, D, E, F, P, Q, H, G, N, K, Z, W, V, X, Y };
 
-struct world {
-	struct campaign *c;
-	struct event_log log;
-	struct dice_fixed dice;
-	int bur, fra;
-};
-
 static int setup(void **state)
 {
-	struct world *w = xcalloc(1, sizeof *w);
-	struct campaign *c = w->c = fx_campaign();
+	struct fx_world *w = fx_world_new();
+	struct campaign *c = w->c;
 	static const struct {
 		const char *name;
 		int owner;
@@ -57,19 +50,10 @@ static int setup(void **state)
 	fx_route(c, W, V, false);
 	w->bur = fx_player(c, "burgundy", A);
 	w->fra = fx_player(c, "france", Z);
-	fx_log_start(&w->log, c);
-	*state = w;
-	return 0;
+	return fx_world_start(state, w);
 }
 
-static int teardown(void **state)
-{
-	struct world *w = *state;
-	fx_world_free(w, w->c, &w->log);
-	return 0;
-}
-
-static struct move_order order(const struct world *w, const int *path, size_t stages)
+static struct move_order order(const struct fx_world *w, const int *path, size_t stages)
 {
 	struct move_order o = {
 		.player = w->bur, .contingent = NO_INDEX, .kind = MOVE_FRIENDLY, .path = path,
@@ -89,7 +73,7 @@ static void test_forced_march_cost_table(void **state)
 
 static void test_two_stages_free(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	dice_fixed_init(&w->dice, NULL, 0);
 	const int path[] = {B, C};
 	struct move_order o = order(w, path, 2);
@@ -103,7 +87,7 @@ static void test_two_stages_free(void **state)
 
 static void test_four_stages_cost_80(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	dice_fixed_init(&w->dice, NULL, 0);
 	const int path[] = {B, C, D, E};
 	struct move_order o = order(w, path, 4);
@@ -118,7 +102,7 @@ static void test_four_stages_cost_80(void **state)
 
 static void test_fifth_stage_refused(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	dice_fixed_init(&w->dice, NULL, 0);
 	const int path[] = {B, C, D, E, F};
 	struct move_order o = order(w, path, 5);
@@ -138,7 +122,7 @@ static void test_fifth_stage_refused(void **state)
  * mounted 25 AP exactly, then five Sp the other 25. */
 static void test_storm_on_second_sea_stage(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	static const int rolls[] = {4, 1, 2};
 	dice_fixed_init(&w->dice, rolls, 3);
 	const int path[] = {P, Q};
@@ -163,7 +147,7 @@ static void test_storm_on_second_sea_stage(void **state)
 
 static void test_storm_halt_and_return(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	static const int rolls[] = {4, 1, 1, 1, 1};
 	dice_fixed_init(&w->dice, rolls, 5);
 	const int path[] = {P, Q};
@@ -189,7 +173,7 @@ static void test_storm_halt_and_return(void **state)
  * C-in-C, who stays): all the mounted go first, then 3 Sp make 25 AP. */
 static void test_storm_fewer_than_25_mounted(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct player *p = &w->c->players[w->bur];
 	fx_set(p->field.count, (const int[]){1, 0, 0, 2, 30, 0, 0});
 	static const int rolls[] = {1, 1};
@@ -205,7 +189,7 @@ static void test_storm_fewer_than_25_mounted(void **state)
 
 static void test_hostile_passage(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	const int path[] = {H, G};
 	struct move_order o = order(w, path, 2);
 	struct rules_reason why;
@@ -233,7 +217,7 @@ static void test_hostile_passage(void **state)
 
 static void test_field_army_bars_the_way(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	w->c->players[w->fra].location = H;
 	const int path[] = {H, G};
 	struct move_order o = order(w, path, 2);
@@ -248,7 +232,7 @@ static void test_field_army_bars_the_way(void **state)
 
 static void test_neutral_forced(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	assert_int_equal(rules_passage(w->c, w->bur, N, NULL), PASSAGE_FORCE);
 	w->c->provinces[N].inviolate = true;
 	assert_int_equal(rules_passage(w->c, w->bur, N, NULL), PASSAGE_FORCE);
@@ -269,7 +253,7 @@ static void test_neutral_forced(void **state)
  * A-B-C~W-V: stage 3 is by sea into french W. */
 static void test_order_of_losses(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	static const int rolls[] = {6, 1};
 	dice_fixed_init(&w->dice, rolls, 2);
 	const int path[] = {B, C, W, V};
@@ -290,7 +274,7 @@ static void test_order_of_losses(void **state)
 
 static void test_supply(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct player *p = &w->c->players[w->bur];
 	p->location = H; /* french, next to A */
 	assert_true(rules_in_supply(w->c, w->bur, NULL));
@@ -318,7 +302,7 @@ static void test_supply(void **state)
 
 static void test_move_option(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	dice_fixed_init(&w->dice, NULL, 0);
 	const int to_h[] = {H};
 	struct move_order o = order(w, to_h, 1);
@@ -340,7 +324,7 @@ static void test_move_option(void **state)
 
 static void test_shortest_path(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	int path[8];
 	assert_int_equal(rules_shortest_path(w->c, w->bur, A, K, path, 8), 2);
 	assert_int_equal(path[0], N);
@@ -353,7 +337,7 @@ static void test_shortest_path(void **state)
  * stage over the normal two), paid once, on the third stage. */
 static void test_audit_three_stages_cost_40(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	dice_fixed_init(&w->dice, NULL, 0);
 	const int path[] = {B, C, D};
 	struct move_order o = order(w, path, 3);
@@ -371,7 +355,7 @@ static void test_audit_three_stages_cost_40(void **state)
 /* One storm (first die 1) with `pips` on the second die against a field
  * army of a lone C-in-C (the last general: never lost), `lh` LH(O), `kn`
  * Kn(O) and 30 Sp(O). Returns the half AP lost; *mounted the mounted part. */
-static int audit_storm(struct world *w, int lh, int kn, int pips, int *mounted)
+static int audit_storm(struct fx_world *w, int lh, int kn, int pips, int *mounted)
 {
 	struct player *p = &w->c->players[w->bur];
 	fx_set(p->field.count, (const int[]){1, 0, kn, lh, 30, 0, 0});
@@ -397,7 +381,7 @@ static int audit_storm(struct world *w, int lh, int kn, int pips, int *mounted)
  *    3 Sp (15): 51 AP, the least that satisfies both. */
 static void test_audit_storm_mounted_share(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct player *p = &w->c->players[w->bur];
 	int mounted;
 	assert_int_equal(audit_storm(w, 0, 0, 2, &mounted), HALF_AP(50));
@@ -431,7 +415,7 @@ static void test_audit_storm_mounted_share(void **state)
  * next to H only: out of supply, but no second roll. */
 static void test_audit_forced_passage_then_out_of_supply(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct player *p = &w->c->players[w->bur];
 	static const int three[] = {3};
 	dice_fixed_init(&w->dice, three, 1);
@@ -456,7 +440,7 @@ static void test_audit_forced_passage_then_out_of_supply(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_forced_march_cost_table), T(test_two_stages_free), T(test_four_stages_cost_80),
 		T(test_fifth_stage_refused), T(test_storm_on_second_sea_stage),

@@ -14,16 +14,10 @@
  * tributary, holds P and Q; France holds G. */
 enum { A, B, C, F, P, Q, G };
 
-struct world {
-	struct campaign *c;
-	struct event_log log;
-	int bur, ven, fra;
-};
-
 static int setup(void **state)
 {
-	struct world *w = xcalloc(1, sizeof *w);
-	struct campaign *c = w->c = fx_campaign();
+	struct fx_world *w = fx_world_new();
+	struct campaign *c = w->c;
 	fx_province(c, "A", 0, true);
 	fx_province(c, "B", 0, true);
 	fx_province(c, "C", 0, false);
@@ -44,21 +38,12 @@ static int setup(void **state)
 	b->field.count[T_SP] = 18;
 	b->reserve.count[T_KN] = 3;
 	b->reserve.count[T_SP] = 12;
-	fx_log_start(&w->log, c);
-	*state = w;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct world *w = *state;
-	fx_world_free(w, w->c, &w->log);
-	return 0;
+	return fx_world_start(state, w);
 }
 
 static void test_allowance(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	assert_int_equal(rules_recruit_allowance(w->c, w->bur), HALF_AP(40));
 	assert_int_equal(rules_recruit_allowance(w->c, w->ven), HALF_AP(20));
 }
@@ -66,7 +51,7 @@ static void test_allowance(void **state)
 /* Sp is below its list minimum (18 of 20): those two come first. */
 static void test_minimums_first(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct rules_reason why;
 	int kn_and_one_sp[T_COUNT] = {0, 0, 1, 0, 1, 0, 0};
 	assert_int_equal(rules_recruit(w->c, w->bur, kn_and_one_sp, &w->log, &why), RULES_REFUSED);
@@ -85,7 +70,7 @@ static void test_minimums_first(void **state)
 
 static void test_allowance_is_a_maximum(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct rules_reason why;
 	/* 2 Sp + 3 Kn = 46 AP: too much. */
 	int much[T_COUNT] = {0, 0, 3, 0, 2, 0, 0};
@@ -106,7 +91,7 @@ static void test_allowance_is_a_maximum(void **state)
 /* In the campaign phase a general costs troops of equal value. */
 static void test_retrieve_general(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct player *b = &c->players[w->bur];
 	struct rules_reason why;
@@ -128,7 +113,7 @@ static void test_retrieve_general(void **state)
 
 static void test_change_army(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct player *b = &c->players[w->bur];
 	struct rules_reason why;
@@ -170,7 +155,7 @@ static void test_profound_peace_cap(void **state)
  * reserve. A battle brings it back. */
 static void test_profound_peace_years(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct player *v = &c->players[w->ven];
 	static const int caps[] = {480, 480, 440, 440, 440, 400};
@@ -192,7 +177,7 @@ static void test_profound_peace_years(void **state)
  * tributary Venice's P and Q (2 each): 12 + 8 + 4 = 24. */
 static void test_province_prestige(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	assert_int_equal(rules_province_prestige(w->c, w->bur), 24);
 	assert_int_equal(rules_province_prestige(w->c, w->ven), 10);
 	assert_int_equal(rules_province_prestige(w->c, w->fra), 4);
@@ -205,7 +190,7 @@ static void test_province_prestige(void **state)
  * 384 AP army may take 3 Sp (399) but not 4 (404). */
 static void test_audit_recruitment_cases(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct player *b = &c->players[w->bur];
 	assert_int_equal(player_field_half_ap(b), HALF_AP(384));
@@ -235,7 +220,7 @@ static void test_audit_recruitment_cases(void **state)
  * 4 and Venice's 2 + 2, not France's G); Venice 6 + 4 + 2 (G) = 12. */
 static void test_audit_prestige_direct_tributaries_only(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->players[w->fra].overlord = w->ven;
 	assert_int_equal(rules_province_prestige(c, w->bur), 24);
@@ -245,7 +230,7 @@ static void test_audit_prestige_direct_tributaries_only(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_allowance), T(test_minimums_first), T(test_allowance_is_a_maximum),
 		T(test_retrieve_general), T(test_change_army), T(test_profound_peace_cap),

@@ -12,17 +12,10 @@
 /* A (burgundy) - B (france) - C (france); A - N (neutral); A - I (inviolate). */
 enum { A, B, C, N, I };
 
-struct world {
-	struct campaign *c;
-	struct event_log log;
-	struct dice_fixed dice;
-	int bur, fra;
-};
-
 static int setup(void **state)
 {
-	struct world *w = xcalloc(1, sizeof *w);
-	struct campaign *c = w->c = fx_campaign();
+	struct fx_world *w = fx_world_new();
+	struct campaign *c = w->c;
 	fx_province(c, "A", 0, true);
 	fx_province(c, "B", 1, true);
 	fx_province(c, "C", 1, false);
@@ -35,21 +28,12 @@ static int setup(void **state)
 	fx_route(c, A, I, false);
 	w->bur = fx_player(c, "burgundy", A);
 	w->fra = fx_player(c, "france", C);
-	fx_log_start(&w->log, c);
-	*state = w;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct world *w = *state;
-	fx_world_free(w, w->c, &w->log);
-	return 0;
+	return fx_world_start(state, w);
 }
 
 static void test_needed_score(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	/* The French army is in C, not in B. */
 	assert_int_equal(rules_siege_needed_score(w->c, B, 0), 5);
 	assert_int_equal(rules_siege_needed_score(w->c, B, 1), 4);
@@ -67,7 +51,7 @@ static void test_needed_score(void **state)
 
 static void test_may_attack(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct rules_reason why;
 	assert_int_equal(rules_may_attack(w->c, w->bur, A, &why), RULES_REFUSED);
 	assert_string_equal(why.text, "A is already yours");
@@ -82,7 +66,7 @@ static void test_may_attack(void **state)
 
 static void test_invade(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	dice_fixed_init(&w->dice, NULL, 0);
 	const int path[] = {B};
 	struct invasion_order o = {.player = w->bur, .target = B, .path = path, .stages = 1};
@@ -102,7 +86,7 @@ static void test_invade(void **state)
  * the next year needs 4 and rolls 4: captured. */
 static void test_siege_fails_then_captures(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->players[w->bur].location = B;
 	static const int rolls[] = {4, 4};
@@ -135,7 +119,7 @@ static void test_siege_fails_then_captures(void **state)
  * comes back in C, France's nearest remaining province. */
 static void test_siege_fourth_year_army_inside(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->players[w->bur].location = B;
 	c->players[w->fra].location = B;
@@ -163,7 +147,7 @@ static void test_siege_fourth_year_army_inside(void **state)
 
 static void test_capture_knocks_out(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->provinces[C].owner = w->bur;
 	c->players[w->fra].location = B;
@@ -180,7 +164,7 @@ static void test_capture_knocks_out(void **state)
 
 static void test_defend(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	dice_fixed_init(&w->dice, NULL, 0);
 	struct rules_reason why;
@@ -212,7 +196,7 @@ static void test_defend(void **state)
 
 static void test_sally_and_lifting(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct rules_reason why;
 	c->players[w->fra].location = B;
@@ -245,7 +229,7 @@ static void test_sally_and_lifting(void **state)
  * with it; the fourth year a 2 takes B. */
 static void test_audit_four_rounds_no_army(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	int mil = fx_player(c, "milan", A);
 	grow_array((void **)&c->contingents, &c->contingent_cap, 1, sizeof *c->contingents);
@@ -284,7 +268,7 @@ static void test_audit_four_rounds_no_army(void **state)
  * back starts the count again. */
 static void test_audit_army_inside_floor_and_restart(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->players[w->fra].location = B;
 	c->players[w->bur].location = B;
@@ -319,7 +303,7 @@ static void test_audit_army_inside_floor_and_restart(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_needed_score), T(test_may_attack), T(test_invade),
 		T(test_siege_fails_then_captures), T(test_siege_fourth_year_army_inside),

@@ -14,16 +14,10 @@
  * castile (2) - denmark (3), each at its home; aragon also holds X. */
 enum { PA, PB, PC, PD, X };
 
-struct world {
-	struct campaign *c;
-	struct event_log log;
-	struct dice_fixed dice;
-};
-
 static int setup(void **state)
 {
-	struct world *w = xcalloc(1, sizeof *w);
-	struct campaign *c = w->c = fx_campaign();
+	struct fx_world *w = fx_world_new();
+	struct campaign *c = w->c;
 	const char *keys[] = {"aragon", "burgundy", "castile", "denmark"};
 	for (int i = 0; i < 4; i++)
 		fx_province(c, keys[i], i, true);
@@ -33,16 +27,7 @@ static int setup(void **state)
 	fx_route(c, PA, X, false);
 	for (int i = 0; i < 4; i++)
 		fx_player(c, keys[i], i);
-	fx_log_start(&w->log, c);
-	*state = w;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct world *w = *state;
-	fx_world_free(w, w->c, &w->log);
-	return 0;
+	return fx_world_start(state, w);
 }
 
 /* Fisher-Yates with three players: place 2 gets one of 3 (a 5: 4 % 3 = 1),
@@ -50,7 +35,7 @@ static int teardown(void **state)
  * out and takes no turn. */
 static void test_sequence_of_play(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	w->c->players[3].status = PLAYER_OUT;
 	static const int rolls[] = {5, 2};
 	dice_fixed_init(&w->dice, rolls, 2);
@@ -74,7 +59,7 @@ static void test_sequence_of_play(void **state)
  *   among 2: 1 -> 0:             [5,4,6,1,0,3,2] */
 static void test_sequence_rejection(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	for (int i = 4; i < 7; i++)
 		fx_player(w->c, "extra", PA);
 	static const int rolls[] = {6, 6, 1, 3, 4, 6, 1, 5, 2, 3, 1};
@@ -88,7 +73,7 @@ static void test_sequence_rejection(void **state)
 
 static void test_year_cycle_and_end(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	static const int rolls[] = {1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 	dice_fixed_init(&w->dice, rolls, sizeof rolls / sizeof *rolls);
@@ -135,7 +120,7 @@ static void test_year_cycle_and_end(void **state)
  * merge, and from the second year profound peace counts the quiet years. */
 static void test_year_prepare_rolls_nothing(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	dice_fixed_init(&w->dice, NULL, 0);
 	c->year = 1451;
@@ -156,7 +141,7 @@ static void test_year_prepare_rolls_nothing(void **state)
 
 static void test_winners(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->players[0].battle_prestige = 100;
 	c->players[1].province_prestige = 60;
@@ -176,7 +161,7 @@ static void test_winners(void **state)
 /* A chain: aragon <- burgundy <- castile. */
 static void test_tributary_chain(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct rules_reason why;
 	assert_int_equal(rules_tributary_request(c, 1, 0, true, &w->log, &why), RULES_OK);
@@ -230,7 +215,7 @@ static void test_tributary_chain(void **state)
  * prestige; burgundy is free again. */
 static void test_overlord_knocked_out(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->players[1].overlord = 0;
 	c->players[0].battle_prestige = 77;
@@ -246,7 +231,7 @@ static void test_overlord_knocked_out(void **state)
 
 static void test_player_leaves(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct rules_reason why;
 	c->players[1].overlord = 0;
@@ -270,7 +255,7 @@ static void test_player_leaves(void **state)
  * 1451 to 1456: 440 AP from 1454 and 400 AP from 1457. */
 static void test_audit_profound_peace_years(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	struct player *b = &c->players[1], *ca = &c->players[2];
 	for (int year = 1450; year <= 1457; year++) {
@@ -289,7 +274,7 @@ static void test_audit_profound_peace_years(void **state)
  * no more for provinces); leaving without a replacement loses it all. */
 static void test_audit_knocked_out_vs_leaving(void **state)
 {
-	struct world *w = *state;
+	struct fx_world *w = *state;
 	struct campaign *c = w->c;
 	c->players[1].battle_prestige = 105;
 	c->players[1].province_prestige = 12;
@@ -310,7 +295,7 @@ static void test_audit_knocked_out_vs_leaving(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_sequence_of_play), T(test_sequence_rejection), T(test_year_cycle_and_end),
 		T(test_winners), T(test_tributary_chain), T(test_overlord_knocked_out),

@@ -94,19 +94,43 @@ static inline int fx_total_lost(const struct event_log *log)
 	return sum;
 }
 
-/* An empty event log stamped with the campaign's year and phase. */
-static inline void fx_log_start(struct event_log *log, const struct campaign *c)
+/* A rules test's world: the campaign, its event log, the fixed dice the
+ * test sets, and the players it names (indices into c->players; a test
+ * sets those it adds). */
+struct fx_world {
+	struct campaign *c;
+	struct event_log log;
+	struct dice_fixed dice;
+	int bur, fra, mil, ven;
+};
+
+/* A new world around an empty fx_campaign() and an empty event log. */
+static inline struct fx_world *fx_world_new(void)
 {
-	event_log_init(log);
-	event_log_set_time(log, c->year, c->phase);
+	struct fx_world *w = xcalloc(1, sizeof *w);
+	w->c = fx_campaign();
+	event_log_init(&w->log);
+	return w;
 }
 
-/* Frees what a test world holds: its log, its campaign and itself. */
-static inline void fx_world_free(void *world, struct campaign *c, struct event_log *log)
+/* The end of a cmocka setup: stamps the log with the year and phase the
+ * setup left the campaign in and hands the world to the test. */
+static inline int fx_world_start(void **state, struct fx_world *w)
 {
-	event_log_free(log);
-	campaign_free(c);
-	free(world);
+	event_log_set_time(&w->log, w->c->year, w->c->phase);
+	*state = w;
+	return 0;
+}
+
+/* The cmocka teardown of every rules test: frees the log, the campaign and
+ * the world. */
+static inline int fx_world_teardown(void **state)
+{
+	struct fx_world *w = *state;
+	event_log_free(&w->log);
+	campaign_free(w->c);
+	free(w);
+	return 0;
 }
 
 static inline int fx_int(const json_t *ev, const char *field)
