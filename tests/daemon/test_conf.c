@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "daemon/conf.h"
+#include "lib/files.h"
 #include "base/util.h"
 
 static struct conf *parse(const char *text, struct diag_list *dl)
@@ -156,16 +157,8 @@ static void test_load_refuses_readable_password(void **state)
 static void test_every_key_documented(void **state)
 {
 	(void)state;
-	const char *src = getenv("top_srcdir");
-	char *path = xasprintf("%s/doc/campaignd.conf.5", src ? src : "..");
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	struct strbuf page = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_append(&page, buf, n);
-	fclose(f);
+	char *path = test_source_path("doc/campaignd.conf.5");
+	char *page = test_source_text("doc/campaignd.conf.5", NULL);
 	for (size_t i = 0; conf_keys[i]; i++) {
 		/* roff writes "imap-host" as "imap\-host" or plain */
 		struct strbuf roff = {0};
@@ -174,11 +167,11 @@ static void test_every_key_documented(void **state)
 				strbuf_putc(&roff, '\\');
 			strbuf_putc(&roff, *k);
 		}
-		if (!strstr(page.data, conf_keys[i]) && !strstr(page.data, roff.data))
+		if (!strstr(page, conf_keys[i]) && !strstr(page, roff.data))
 			fail_msg("%s does not document \"%s\"", path, conf_keys[i]);
 		strbuf_free(&roff);
 	}
-	strbuf_free(&page);
+	free(page);
 	free(path);
 }
 

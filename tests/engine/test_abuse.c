@@ -19,106 +19,65 @@
 #include "model/campaign_file.h"
 #include "model/campaign_json.h"
 #include "engine/engine.h"
+#include "lib/campaign_fixture.h"
 #include "lib/engine_fixture.h"
+#include "lib/files.h"
 #include "store/store.h"
 #include "text/templates.h"
 #include "base/util.h"
 
 #define NOW 1796000000LL
-#define ADDRESS "campaign@example.org"
+#define ADDRESS TEST_ADDRESS
 #define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
 /* Liège is renamed to this: quotes for the order language and SQL. */
 #define KEEP "Robert's \"Keep\"; DROP TABLE x;--"
 #define KEEP_QUOTED "\"Robert's \"\"Keep\"\"; DROP TABLE x;--\""
 
-struct fixture {
-	char dir[64];
-	char *db;
-	struct store *store;
-	struct templates *tpl;
-	struct engine *engine;
-};
-
 /* The example campaign file with every "Liège" replaced by `name`. */
 static struct campaign *example_campaign(const char *name)
 {
-	const char *src = getenv("top_srcdir");
-	char *path = xasprintf("%s/contrib/examples/europe1450.campaign", src ? src : "..");
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	struct strbuf text = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_append(&text, buf, n);
-	fclose(f);
+	const char *rel = "contrib/examples/europe1450.campaign";
+	char *text = test_source_text(rel, NULL);
 	struct strbuf renamed = {0};
-	const char *p = text.data;
+	const char *p = text;
 	for (const char *hit; (hit = strstr(p, "Liège")); p = hit + strlen("Liège")) {
 		strbuf_append(&renamed, p, (size_t)(hit - p));
 		strbuf_puts(&renamed, name);
 	}
 	strbuf_puts(&renamed, p);
-	struct diag_list diags = {0};
-	struct campaign *c = campaign_file_parse(renamed.data, renamed.len, path, &diags);
-	if (!c)
-		diag_print(&diags, stderr);
-	assert_non_null(c);
-	diag_free(&diags);
-	strbuf_free(&text);
-	strbuf_free(&renamed);
+	char *path = test_source_path(rel);
+	struct campaign *c = test_campaign_parse(renamed.data, renamed.len, path);
 	free(path);
+	strbuf_free(&renamed);
+	free(text);
 	return c;
 }
 
 static int setup(void **state)
 {
-	struct fixture *f = xcalloc(1, sizeof *f);
-	test_scratch_dir(f->dir, "abuse");
-	f->db = xasprintf("%s/campaign.db", f->dir);
-	char *err = NULL;
-	f->store = test_store_with(f->db, example_campaign(KEEP));
-	assert_int_equal(store_set_password(f->store, "burgundy", BURGUNDY_PW, &err), STORE_OK);
-	f->tpl = test_templates();
+	struct test_engine *f = xcalloc(1, sizeof *f);
+	static const char *const passwords[] = {"burgundy", BURGUNDY_PW, NULL};
 	/* the daemon's own limits */
 	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX",
 				    .limits = {.max_bytes = 1024 * 1024, .max_depth = 20}};
-	f->engine = engine_new(f->store, f->tpl, &cfg);
+	test_engine_open(f, "abuse", example_campaign(KEEP), passwords, &cfg);
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	engine_free(f->engine);
-	templates_free(f->tpl);
-	store_close(f->store);
-	test_scratch_remove(f->dir);
-	free(f->db);
-	free(f);
 	return 0;
 }
 
 static char *order_mail(const char *msgid, const char *body)
 {
-	return xasprintf("From: Pieter <pieter@example.org>\r\nTo: " ADDRESS "\r\n"
-			 "Subject: orders\r\nMessage-ID: <%s>\r\n"
-			 "Date: Mon, 30 Nov 2026 10:00:00 +0000\r\n"
-			 "Content-Type: text/plain; charset=utf-8\r\n\r\n%s",
-			 msgid, body);
+	return test_mail(&(struct test_mail){.from = "Pieter <pieter@example.org>",
+					     .msgid = msgid, .date = TEST_DATE, .body = body});
 }
 
-static enum engine_verdict process(struct fixture *f, uint32_t uid, const char *raw,
+static enum engine_verdict process(struct test_engine *f, uint32_t uid, const char *raw,
 				   struct engine_outcome *out)
 {
-	char *err = NULL;
-	if (engine_process_mail(f->engine, 1, uid, raw, strlen(raw), NOW, false, out, &err) != 0)
-		fail_msg("engine_process_mail: %s", err);
-	return out->verdict;
+	return test_engine_process(f, 1, uid, raw, NOW, out);
 }
 
-static char *stored_orders(struct fixture *f)
+static char *stored_orders(struct test_engine *f)
 {
 	char *text = NULL;
 	assert_int_equal(store_orders_get(f->store, "burgundy", 1450, PHASE_SETUP, &text, NULL),
@@ -130,7 +89,7 @@ static char *stored_orders(struct fixture *f)
  * player is told why. */
 static void test_deeply_nested_mime_is_refused_with_a_reply(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct strbuf m = {0};
 	strbuf_puts(&m, "From: Pieter <pieter@example.org>\r\nTo: " ADDRESS "\r\n"
 			"Subject: nested\r\nMessage-ID: <deep@example.org>\r\nMIME-Version: 1.0\r\n");
@@ -156,7 +115,7 @@ static void test_deeply_nested_mime_is_refused_with_a_reply(void **state)
  * mail is plain text) and no Mustache tag in it is expanded. */
 static void test_player_text_is_echoed_literally(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	static const char *const lines[] = {
 		"{{password}}",
 		"{{#x}}boom{{/x}}",
@@ -192,7 +151,7 @@ static void test_player_text_is_echoed_literally(void **state)
  * the stored pending orders parse again on the next mail. */
 static void test_names_with_quotes_and_sql(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	char *err = NULL;
 	struct campaign *c = NULL;
 	assert_int_equal(store_load_campaign(f->store, &c, &err), STORE_OK);
@@ -256,7 +215,7 @@ static void test_names_with_quotes_and_sql(void **state)
  * under LeakSanitizer). */
 static void test_failed_mail_leaves_nothing_to_free(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	sqlite3 *other = NULL;
 	assert_int_equal(sqlite3_open(f->db, &other), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
@@ -281,14 +240,12 @@ static void test_failed_mail_leaves_nothing_to_free(void **state)
 
 int main(void)
 {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, test_engine_teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_deeply_nested_mime_is_refused_with_a_reply,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_player_text_is_echoed_literally, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_names_with_quotes_and_sql, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failed_mail_leaves_nothing_to_free, setup,
-						teardown),
+		T(test_deeply_nested_mime_is_refused_with_a_reply),
+		T(test_player_text_is_echoed_literally),
+		T(test_names_with_quotes_and_sql),
+		T(test_failed_mail_leaves_nothing_to_free),
 	};
 	if (sodium_init() < 0)
 		return 1;

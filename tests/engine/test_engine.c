@@ -24,44 +24,20 @@
 #include "base/util.h"
 
 #define NOW 1796000000LL
-#define ADDRESS "campaign@example.org"
+#define ADDRESS TEST_ADDRESS
 #define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
 #define ORGANISER_PW "ORGA-0002-SECRET"
 
-struct fixture {
-	char dir[64];
-	char *db;
-	struct store *store;
-	struct templates *tpl;
-	struct engine *engine;
-};
+static const char *const passwords[] = {"burgundy", BURGUNDY_PW, STORE_ORGANISER, ORGANISER_PW,
+					 NULL};
 
 static int setup(void **state)
 {
-	struct fixture *f = xcalloc(1, sizeof *f);
-	test_scratch_dir(f->dir, "engine");
-	f->db = xasprintf("%s/campaign.db", f->dir);
-	char *err = NULL;
-	f->store = test_store_with(f->db, fixture_campaign());
-	assert_int_equal(store_set_password(f->store, "burgundy", BURGUNDY_PW, &err), STORE_OK);
-	assert_int_equal(store_set_password(f->store, STORE_ORGANISER, ORGANISER_PW, &err), STORE_OK);
-	f->tpl = test_templates();
+	struct test_engine *f = xcalloc(1, sizeof *f);
 	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX",
 				    .limits = {.max_bytes = 20000, .max_depth = 10}};
-	f->engine = engine_new(f->store, f->tpl, &cfg);
+	test_engine_open(f, "engine", fixture_campaign(), passwords, &cfg);
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	engine_free(f->engine);
-	templates_free(f->tpl);
-	store_close(f->store);
-	test_scratch_remove(f->dir);
-	free(f->db);
-	free(f);
 	return 0;
 }
 
@@ -69,13 +45,11 @@ static int teardown(void **state)
 static char *mail(const char *from, const char *msgid, const char *extra_headers,
 		  const char *body)
 {
-	return xasprintf("From: %s\r\nTo: " ADDRESS "\r\nSubject: orders\r\n"
-			 "Message-ID: <%s>\r\nDate: Mon, 30 Nov 2026 10:00:00 +0000\r\n%s"
-			 "Content-Type: text/plain; charset=utf-8\r\n\r\n%s",
-			 from, msgid, extra_headers, body);
+	return test_mail(&(struct test_mail){.from = from, .msgid = msgid, .date = TEST_DATE,
+					     .headers = extra_headers, .body = body});
 }
 
-static size_t outbox_count(struct fixture *f)
+static size_t outbox_count(struct test_engine *f)
 {
 	struct store_outbox_item *items = NULL;
 	size_t n = 0;
@@ -84,17 +58,13 @@ static size_t outbox_count(struct fixture *f)
 	return n;
 }
 
-static enum engine_verdict process(struct fixture *f, uint32_t uid, const char *raw,
+static enum engine_verdict process(struct test_engine *f, uint32_t uid, const char *raw,
 				   struct engine_outcome *out)
 {
-	char *err = NULL;
-	int rc = engine_process_mail(f->engine, 7, uid, raw, strlen(raw), NOW, false, out, &err);
-	if (rc != 0)
-		fail_msg("engine_process_mail: %s", err);
-	return out->verdict;
+	return test_engine_process(f, 7, uid, raw, NOW, out);
 }
 
-static char *stored_orders(struct fixture *f, const char *player)
+static char *stored_orders(struct test_engine *f, const char *player)
 {
 	char *text = NULL;
 	assert_int_equal(store_orders_get(f->store, player, 1450, PHASE_SETUP, &text, NULL), STORE_OK);
@@ -103,7 +73,7 @@ static char *stored_orders(struct fixture *f, const char *player)
 
 static void test_accepted_orders_are_stored_and_acknowledged(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	char *m = mail("Philippe <philippe@example.org>", "a1@example.org", "",
 		       "Bonjour,\r\nPLAYER burgundy " BURGUNDY_PW "\r\nINVADE Flanders\r\n"
@@ -144,7 +114,7 @@ static void test_accepted_orders_are_stored_and_acknowledged(void **state)
 
 static void test_generated_password_typed_loosely(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	/* lower case, no dashes, O for 0 and l for 1 */
 	char *m = mail("philippe@example.org", "p1@example.org", "",
@@ -161,7 +131,7 @@ static void test_generated_password_typed_loosely(void **state)
 
 static void test_second_mail_replaces_movement(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	char *m1 = mail("philippe@example.org", "b1@example.org", "",
 			"PLAYER burgundy " BURGUNDY_PW "\nINVADE Flanders\nIN STORM HALT\n");
@@ -186,7 +156,7 @@ static void test_second_mail_replaces_movement(void **state)
 
 static void test_wrong_password_replies_to_registered_address(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	char *m = mail("Mallory <mallory@evil.example>", "c1@evil.example", "",
 		       "PLAYER burgundy guessed-wrong\nINVADE Flanders\n");
@@ -202,7 +172,7 @@ static void test_wrong_password_replies_to_registered_address(void **state)
 
 static void test_forged_from_without_password_changes_nothing(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	/* no PLAYER line at all, from an unknown address: silence */
 	char *m = mail("someone@elsewhere.example", "d1@elsewhere.example", "", "INVADE Flanders\n");
@@ -227,7 +197,7 @@ static void test_forged_from_without_password_changes_nothing(void **state)
 
 static void test_loops_and_bounces_are_ignored(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	const char *body = "PLAYER burgundy " BURGUNDY_PW "\nINVADE Flanders\n";
 	const char *headers[] = {
@@ -256,7 +226,7 @@ static void test_loops_and_bounces_are_ignored(void **state)
 
 static void test_replay_is_not_applied_twice(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	char *m = mail("philippe@example.org", "r1@example.org", "",
 		       "PLAYER burgundy " BURGUNDY_PW "\nINVADE Flanders\n");
@@ -276,7 +246,7 @@ static void test_replay_is_not_applied_twice(void **state)
 
 static void test_oversized_mail_is_refused_with_a_reply(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	struct strbuf big = {0};
 	strbuf_puts(&big, "PLAYER burgundy " BURGUNDY_PW "\n");
@@ -311,7 +281,7 @@ static char *load_mail(const char *name)
 	return strbuf_take(&sb);
 }
 
-static enum engine_verdict process_file(struct fixture *f, uint32_t uid, const char *name,
+static enum engine_verdict process_file(struct test_engine *f, uint32_t uid, const char *name,
 					struct engine_outcome *out)
 {
 	char *raw = load_mail(name);
@@ -321,7 +291,7 @@ static enum engine_verdict process_file(struct fixture *f, uint32_t uid, const c
 }
 
 /* The Subject line of the only mail in the outbox (the reply). */
-static char *outbox_subject(struct fixture *f)
+static char *outbox_subject(struct test_engine *f)
 {
 	struct store_outbox_item *items = NULL;
 	size_t n = 0;
@@ -336,7 +306,7 @@ static char *outbox_subject(struct fixture *f)
 	return subject;
 }
 
-static void assert_forwarded_accepted(struct fixture *f, const char *file, const char *sender,
+static void assert_forwarded_accepted(struct test_engine *f, const char *file, const char *sender,
 				      const char *orders_expected)
 {
 	struct engine_outcome out;
@@ -386,7 +356,7 @@ static void test_forwarded_as_attachment(void **state)
 /* A forwarded mail without the right password changes nothing. */
 static void test_forwarded_wrong_password(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	char *raw = load_mail("gmail-forward-inline.eml");
 	/* the same mail with another password (quoted-printable keeps it as is) */
@@ -404,7 +374,7 @@ static void test_forwarded_wrong_password(void **state)
 /* Bottom-posted and interleaved replies: every unquoted line is read. */
 static void test_bottom_posted_reply(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	assert_int_equal(process_file(f, 1, "thunderbird-bottom-post.eml", &out), ENGINE_ACCEPTED);
 	assert_int_equal(out.order_errors, 0);
@@ -417,7 +387,7 @@ static void test_bottom_posted_reply(void **state)
 
 static void test_interleaved_reply(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	assert_int_equal(process_file(f, 1, "gmail-interleaved.eml", &out), ENGINE_ACCEPTED);
 	assert_int_equal(out.order_errors, 0);
@@ -430,7 +400,7 @@ static void test_interleaved_reply(void **state)
 /* Sign-offs of phones and Windows Mail are no orders and no errors. */
 static void test_signoffs_ignored(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	assert_int_equal(process_file(f, 1, "windows-mail-signoffs.eml", &out), ENGINE_ACCEPTED);
 	assert_int_equal(out.order_errors, 0);
@@ -445,7 +415,7 @@ static void test_signoffs_ignored(void **state)
 /* Out-of-office replies without Auto-Submitted get no answer. */
 static void test_auto_replies_unanswered(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	assert_int_equal(process_file(f, 1, "exchange-automatic-reply.eml", &out), ENGINE_IGNORED);
 	assert_string_equal(out.summary,
@@ -479,7 +449,7 @@ static void test_auto_replies_unanswered(void **state)
 /* A Subject with a PLAYER line: not read, not repeated, and the reply says so. */
 static void test_subject_with_player_line(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	assert_int_equal(process_file(f, 1, "subject-player-line.eml", &out), ENGINE_REJECTED);
 	assert_string_equal(out.reply_to, "philippe@example.org");
@@ -495,7 +465,7 @@ static void test_subject_with_player_line(void **state)
 /* Reading stopped at Outlook's header block: the rejection says where. */
 static void test_rejection_says_where_reading_stopped(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	assert_int_equal(process_file(f, 1, "outlook-reply-no-player.eml", &out), ENGINE_REJECTED);
 	assert_string_equal(out.summary, "no PLAYER line with your nation and password above "
@@ -509,7 +479,7 @@ static void test_rejection_says_where_reading_stopped(void **state)
 /* Too large: the reply gives the size and the limit and names the photo. */
 static void test_oversized_photo(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	assert_int_equal(process_file(f, 1, "iphone-photo-oversized.eml", &out), ENGINE_REJECTED);
 	assert_string_equal(out.summary,
@@ -523,7 +493,7 @@ static void test_oversized_photo(void **state)
 /* The invariant where mail is queued: a mail that repeats the password of
  * the mail being answered aborts when CAMPAIGND_SECRET_LEAK_ABORT is set (as
  * for every test), and is masked (and logged) otherwise. */
-static int queue_leaking_mail(struct fixture *f)
+static int queue_leaking_mail(struct test_engine *f)
 {
 	struct engine *e = f->engine;
 	e->secrets = xcalloc(1, sizeof *e->secrets);
@@ -546,7 +516,7 @@ static int queue_leaking_mail(struct fixture *f)
 
 static void test_secret_leak_is_caught(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	fflush(NULL);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -581,7 +551,7 @@ static void test_secret_leak_is_caught(void **state)
 
 static void test_dry_run_changes_nothing(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	char *err = NULL;
 	char *m = mail("philippe@example.org", "dry@example.org", "",
@@ -628,7 +598,7 @@ static const struct mail_sink_ops fake_ops = {"fake", fake_send, fake_free};
 
 static void test_outbox_retries_and_reports_failures(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	struct fake_sink fs = {TRANSPORT_TEMPFAIL, 0, ""};
 	struct mail_sink *sink = mail_sink_new(&fake_ops, &fs);
@@ -660,7 +630,7 @@ static void test_outbox_retries_and_reports_failures(void **state)
 
 /* Issue 17: a reply quotes only excerpts of what it answers, and ids a
  * client mangled are left out instead of failing the reply. */
-static size_t largest_outbox_mail(struct fixture *f)
+static size_t largest_outbox_mail(struct test_engine *f)
 {
 	struct store_outbox_item *items = NULL;
 	size_t n = 0, largest = 0;
@@ -674,7 +644,7 @@ static size_t largest_outbox_mail(struct fixture *f)
 
 static void test_replies_quote_excerpts_only(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	struct engine_outcome out;
 	struct strbuf sb = {0};
 	strbuf_puts(&sb, "From: philippe@example.org\r\nSubject: ");
@@ -723,7 +693,7 @@ static void test_replies_quote_excerpts_only(void **state)
  * counters two days; queued mail and the newest row always stay. */
 static void test_prune_old_mail_and_counters(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	char *err = NULL;
 	int64_t id_old = 0, id_recent = 0, id_queued = 0, id_last = 0;
 	int64_t day = 86400;
@@ -767,7 +737,7 @@ static void test_prune_old_mail_and_counters(void **state)
  * set aside, once; a different error starts the count again. */
 static void test_failing_mail_is_set_aside(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	char *err = NULL;
 	char *m = mail("philippe@example.org", "broken@example.org", "", "PLAYER burgundy x\n");
 	size_t len = strlen(m);
@@ -801,33 +771,34 @@ static void test_failing_mail_is_set_aside(void **state)
 
 int main(void)
 {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, test_engine_teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_accepted_orders_are_stored_and_acknowledged, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_gmail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_applemail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_outlook, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_as_attachment, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forwarded_wrong_password, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bottom_posted_reply, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_interleaved_reply, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_signoffs_ignored, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_auto_replies_unanswered, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_subject_with_player_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rejection_says_where_reading_stopped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_oversized_photo, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_secret_leak_is_caught, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_replies_quote_excerpts_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prune_old_mail_and_counters, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failing_mail_is_set_aside, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_generated_password_typed_loosely, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_second_mail_replaces_movement, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_password_replies_to_registered_address, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forged_from_without_password_changes_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_loops_and_bounces_are_ignored, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_replay_is_not_applied_twice, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_oversized_mail_is_refused_with_a_reply, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dry_run_changes_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_outbox_retries_and_reports_failures, setup, teardown),
+		T(test_accepted_orders_are_stored_and_acknowledged),
+		T(test_forwarded_gmail),
+		T(test_forwarded_applemail),
+		T(test_forwarded_outlook),
+		T(test_forwarded_as_attachment),
+		T(test_forwarded_wrong_password),
+		T(test_bottom_posted_reply),
+		T(test_interleaved_reply),
+		T(test_signoffs_ignored),
+		T(test_auto_replies_unanswered),
+		T(test_subject_with_player_line),
+		T(test_rejection_says_where_reading_stopped),
+		T(test_oversized_photo),
+		T(test_secret_leak_is_caught),
+		T(test_replies_quote_excerpts_only),
+		T(test_prune_old_mail_and_counters),
+		T(test_failing_mail_is_set_aside),
+		T(test_generated_password_typed_loosely),
+		T(test_second_mail_replaces_movement),
+		T(test_wrong_password_replies_to_registered_address),
+		T(test_forged_from_without_password_changes_nothing),
+		T(test_loops_and_bounces_are_ignored),
+		T(test_replay_is_not_applied_twice),
+		T(test_oversized_mail_is_refused_with_a_reply),
+		T(test_dry_run_changes_nothing),
+		T(test_outbox_retries_and_reports_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,7 +26,7 @@
 
 #define NOW 1800000000LL
 #define HOUR 3600LL
-#define ADDRESS "campaign@example.org"
+#define ADDRESS TEST_ADDRESS
 #define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
 #define FRANCE_PW "FRA0-1XYZ-7KQM-2XRT"
 #define SAVOY_PW "SAV0-1XYZ-7KQM-2XRT"
@@ -35,15 +35,6 @@
 /* With three players SEED gives the sequence burgundy, france, savoy; this
  * one savoy, france, burgundy. */
 #define SAVOY_FIRST_SEED "500102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-
-struct fixture {
-	char dir[64];
-	char *db;
-	struct store *store;
-	struct templates *tpl;
-	struct engine *engine;
-	uint32_t uid;
-};
 
 /* A third player for allies: Savoy in Flanders (neutral in the fixture),
  * 1 general at 25 AP and 20 Kn(F) at 9 AP. */
@@ -82,10 +73,7 @@ static void add_savoy(struct campaign *c)
 
 static int setup_in(void **state, const char *timezone)
 {
-	struct fixture *f = xcalloc(1, sizeof *f);
-	test_scratch_dir(f->dir, "year");
-	f->db = xasprintf("%s/campaign.db", f->dir);
-	char *err = NULL;
+	struct test_engine *f = xcalloc(1, sizeof *f);
 	struct campaign *c = fixture_campaign();
 	bool three = timezone && strcmp(timezone, "three players") == 0;
 	if (three) {
@@ -96,15 +84,13 @@ static int setup_in(void **state, const char *timezone)
 		free(c->timezone);
 		c->timezone = xstrdup(timezone);
 	}
-	f->store = test_store_with(f->db, c);
-	assert_int_equal(store_set_password(f->store, "burgundy", BURGUNDY_PW, &err), STORE_OK);
-	assert_int_equal(store_set_password(f->store, "france", FRANCE_PW, &err), STORE_OK);
-	if (three)
-		assert_int_equal(store_set_password(f->store, "savoy", SAVOY_PW, &err), STORE_OK);
-	assert_int_equal(store_set_password(f->store, STORE_ORGANISER, ORGANISER_PW, &err), STORE_OK);
-	f->tpl = test_templates();
+	static const char *const two[] = {"burgundy", BURGUNDY_PW, "france", FRANCE_PW,
+					  STORE_ORGANISER, ORGANISER_PW, NULL};
+	static const char *const with_savoy[] = {"burgundy", BURGUNDY_PW, "france", FRANCE_PW,
+						 "savoy", SAVOY_PW, STORE_ORGANISER, ORGANISER_PW,
+						 NULL};
 	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX"};
-	f->engine = engine_new(f->store, f->tpl, &cfg);
+	test_engine_open(f, "year", c, three ? with_savoy : two, &cfg);
 	*state = f;
 	return 0;
 }
@@ -124,38 +110,22 @@ static int setup_three(void **state)
 	return setup_in(state, "three players");
 }
 
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	engine_free(f->engine);
-	templates_free(f->tpl);
-	store_close(f->store);
-	test_scratch_remove(f->dir);
-	free(f->db);
-	free(f);
-	return 0;
-}
-
 /* A mail from `from` with `body`, processed at `now`. Returns the reply. */
-static char *deliver(struct fixture *f, const char *from, const char *body, int64_t now)
+static char *deliver(struct test_engine *f, const char *from, const char *body, int64_t now)
 {
 	f->uid++;
-	char *raw = xasprintf("From: %s\r\nTo: " ADDRESS "\r\nSubject: orders\r\n"
-			      "Message-ID: <m%u@example.org>\r\n"
-			      "Content-Type: text/plain; charset=utf-8\r\n\r\n%s",
-			      from, f->uid, body);
+	char msgid[32];
+	snprintf(msgid, sizeof msgid, "m%u@example.org", f->uid);
+	char *raw = test_mail(&(struct test_mail){.from = from, .msgid = msgid, .body = body});
 	struct engine_outcome out;
-	char *err = NULL;
-	if (engine_process_mail(f->engine, 1, f->uid, raw, strlen(raw), now, false, &out, &err))
-		fail_msg("engine_process_mail: %s", err);
-	assert_int_equal(out.verdict, ENGINE_ACCEPTED);
+	assert_int_equal(test_engine_process(f, 1, f->uid, raw, now, &out), ENGINE_ACCEPTED);
 	char *reply = out.reply ? xstrdup(out.reply) : NULL;
 	engine_outcome_free(&out);
 	free(raw);
 	return reply;
 }
 
-static void orders(struct fixture *f, const char *player, const char *pw, const char *text,
+static void orders(struct test_engine *f, const char *player, const char *pw, const char *text,
 		   int64_t now)
 {
 	char *from = xasprintf("%s@example.org", strcmp(player, "burgundy") == 0 ? "philippe"
@@ -168,7 +138,7 @@ static void orders(struct fixture *f, const char *player, const char *pw, const 
 }
 
 /* Queued mails whose Subject contains `subject` (all if NULL). */
-static size_t outbox_with(struct fixture *f, const char *subject)
+static size_t outbox_with(struct test_engine *f, const char *subject)
 {
 	struct store_outbox_item *items = NULL;
 	size_t n = 0, hits = 0;
@@ -184,7 +154,7 @@ static size_t outbox_with(struct fixture *f, const char *subject)
 	return hits;
 }
 
-static json_t *year_state(struct fixture *f)
+static json_t *year_state(struct test_engine *f)
 {
 	char *text = NULL;
 	assert_int_equal(store_year_state_get(f->store, &text, NULL), STORE_OK);
@@ -199,14 +169,14 @@ static const char *step_of(json_t *doc)
 	return json_string_value(json_object_get(doc, "step"));
 }
 
-static struct campaign *campaign(struct fixture *f)
+static struct campaign *campaign(struct test_engine *f)
 {
 	struct campaign *c = NULL;
 	assert_int_equal(store_load_campaign(f->store, &c, NULL), STORE_OK);
 	return c;
 }
 
-static int action(struct fixture *f, enum engine_action a, const char *arg, int64_t now)
+static int action(struct test_engine *f, enum engine_action a, const char *arg, int64_t now)
 {
 	struct engine_action_request req = {.action = a, .arg = arg};
 	char *report = NULL, *err = NULL;
@@ -217,7 +187,7 @@ static int action(struct fixture *f, enum engine_action a, const char *arg, int6
 	return rc;
 }
 
-static void start(struct fixture *f)
+static void start(struct test_engine *f)
 {
 	char *report = NULL, *err = NULL;
 	assert_int_equal(engine_start(f->engine, NOW, SEED, &report, &err), 0);
@@ -226,7 +196,7 @@ static void start(struct fixture *f)
 
 static void test_start(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	char *report = NULL, *err = NULL;
 	assert_int_equal(engine_start(f->engine, NOW, "not hex", &report, &err), 1);
 	assert_non_null(strstr(report, "64 hexadecimal"));
@@ -264,7 +234,7 @@ static const char *result = "BATTLE AT Paris\nWINNER france\n"
  * recruitment, the year's end with the dice revealed and checkable. */
 static void test_year_by_mail(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
 	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
 	start(f);
@@ -329,7 +299,7 @@ static void test_year_by_mail(void **state)
 /* The organiser by mail: EXTEND, COMMENT, PROCESS with the wrong name. */
 static void test_organiser_mail(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	start(f);
 	json_t *st = year_state(f);
 	int64_t deadline = json_integer_value(json_object_get(st, "deadline"));
@@ -359,7 +329,7 @@ static void test_organiser_mail(void **state)
  * corrected after it was applied. */
 static void test_pause_undo_and_correction(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
 	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
 	start(f);
@@ -415,7 +385,7 @@ static void test_pause_undo_and_correction(void **state)
  * nothing. */
 static void test_clock(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	start(f);
 	struct engine_tick_info info;
 	char *err = NULL;
@@ -448,7 +418,7 @@ static void test_clock(void **state)
 }
 
 /* Events of `kind` stored for `year`. */
-static size_t events_of(struct fixture *f, int year, const char *kind)
+static size_t events_of(struct test_engine *f, int year, const char *kind)
 {
 	json_t *events = NULL;
 	assert_int_equal(store_events(f->store, year, &events, NULL), STORE_OK);
@@ -464,7 +434,7 @@ static size_t events_of(struct fixture *f, int year, const char *kind)
  * one it cannot write does not fail the step. */
 static void test_publish_after_turn(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	engine_free(f->engine);
 	char *site = xasprintf("%s/site", f->dir);
 	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX",
@@ -498,7 +468,7 @@ static void test_publish_after_turn(void **state)
  * RENOUNCE at the end of the recruitment phase. */
 static void test_tributary_by_mail(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	start(f);
 	char *reply = deliver(f, "charles@example.org",
 			      "PLAYER france " FRANCE_PW "\nTRIBUTARY OF burgundy\n", NOW + HOUR);
@@ -551,7 +521,7 @@ static void test_tributary_by_mail(void **state)
  * and the prestige lost; with REPLACEMENT the organiser is asked instead. */
 static void test_leave_by_mail(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	start(f);
 	char *reply = deliver(f, "philippe@example.org",
 			      "PLAYER burgundy " BURGUNDY_PW
@@ -597,7 +567,7 @@ static void test_leave_by_mail(void **state)
  * rejoins its army at the end of the turn. */
 static void test_recall_by_mail(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "france", FRANCE_PW, "SEND CONTINGENT TO burgundy WITH 1 Cv(O) general, 2 Kn(F)\n",
 	       NOW - HOUR);
 	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW - HOUR);
@@ -634,7 +604,7 @@ static void test_recall_by_mail(void **state)
  * is told he keeps his prestige; the year goes on without him. */
 static void test_knocked_out(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
 	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
 	start(f);
@@ -663,7 +633,7 @@ static void test_knocked_out(void **state)
  * 4 Kn(S) each (48 AP, rounded against). */
 static void test_losses_first_by_mail(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "france", FRANCE_PW, "ALLOW PASSAGE burgundy\nALLOW SUPPLY burgundy\nNO MOVE\n",
 	       NOW - HOUR);
 	orders(f, "burgundy", BURGUNDY_PW,
@@ -696,7 +666,7 @@ static void test_losses_first_by_mail(void **state)
 }
 
 /* Queued mails whose text contains `text`. */
-static size_t outbox_containing(struct fixture *f, const char *text)
+static size_t outbox_containing(struct test_engine *f, const char *text)
 {
 	struct store_outbox_item *items = NULL;
 	size_t n = 0, hits = 0;
@@ -712,7 +682,7 @@ static size_t outbox_containing(struct fixture *f, const char *text)
  * 2027 08:00 UTC, the turn's deadline 72 h later is 09:00 in Paris (CET). */
 static void test_time_zone(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	const char *tz = getenv("TZ");
 	char *tz_before = tz ? xstrdup(tz) : NULL;
 	start(f);
@@ -741,7 +711,7 @@ static void test_time_zone(void **state)
  * part in which every text is escaped. */
 static void test_map_and_html_diary(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	start(f);
 	assert_int_equal(action(f, ENGINE_ACT_COMMENT, "A <b>hard</b> winter & more", NOW), 0);
 	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + HOUR);
@@ -780,7 +750,7 @@ static void test_map_and_html_diary(void **state)
  * rolls to arrive before the battle. */
 static void test_allies_standing_order(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "savoy", SAVOY_PW,
 	       "TRIBUTARY OF france\nCONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
 	       "NO MOVE\n", NOW - HOUR);
@@ -808,7 +778,7 @@ static void test_allies_standing_order(void **state)
  * ANSWER ALLIES NO starts the battle without a contingent. */
 static void test_allies_asked(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "savoy", SAVOY_PW, "TRIBUTARY OF france\nNO MOVE\n", NOW - HOUR);
 	orders(f, "france", FRANCE_PW, "ACCEPT TRIBUTARY savoy\nIF INVADED ANY BATTLE\nNO MOVE\n",
 	       NOW - HOUR);
@@ -834,7 +804,7 @@ static void test_allies_asked(void **state)
 
 /* The reason of the first order_refused event of `player` in `year`
  * (allocated), or NULL; *count gets how many there were. */
-static char *refusal_of(struct fixture *f, int year, const char *player, size_t *count)
+static char *refusal_of(struct test_engine *f, int year, const char *player, size_t *count)
 {
 	json_t *events = NULL;
 	assert_int_equal(store_events(f->store, year, &events, NULL), STORE_OK);
@@ -857,7 +827,7 @@ static char *refusal_of(struct fixture *f, int year, const char *player, size_t 
 }
 
 /* The sequence of play of the year that has just started, as "a b c". */
-static void assert_sequence(struct fixture *f, const char *expected)
+static void assert_sequence(struct test_engine *f, const char *expected)
 {
 	json_t *st = year_state(f);
 	struct strbuf sb = {0};
@@ -878,7 +848,7 @@ static void assert_sequence(struct fixture *f, const char *expected)
  * arrive. */
 static void test_allies_volunteer(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
 	       "NO MOVE\n", NOW - HOUR);
 	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
@@ -911,7 +881,7 @@ static void test_allies_volunteer(void **state)
  * called (not even tried and refused) when France gives battle. */
 static void test_allies_volunteer_after_moving(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
 	       "INVADE Calais\n", NOW - HOUR);
 	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
@@ -940,7 +910,7 @@ static void test_allies_volunteer_after_moving(void **state)
  * option: his own INVADE, in his later turn, is refused with that reason. */
 static void test_allies_volunteer_then_invade(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
 	       "INVADE Calais\n", NOW - HOUR);
 	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
@@ -977,7 +947,7 @@ static void test_allies_volunteer_then_invade(void **state)
  * sends nothing and is told why, once. */
 static void test_allies_volunteer_both_sides(void **state)
 {
-	struct fixture *f = *state;
+	struct test_engine *f = *state;
 	orders(f, "savoy", SAVOY_PW, "CONTINGENT FOR france WITH 1 Cv(O) general, 2 Kn(F)\n"
 	       "CONTINGENT FOR burgundy WITH 1 Cv(O) general, 3 Kn(F)\nNO MOVE\n", NOW - HOUR);
 	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
@@ -997,29 +967,27 @@ static void test_allies_volunteer_both_sides(void **state)
 
 int main(void)
 {
+#define T(f, setup) cmocka_unit_test_setup_teardown(f, setup, test_engine_teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_start, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_year_by_mail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_organiser_mail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pause_undo_and_correction, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_clock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_publish_after_turn, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tributary_by_mail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_leave_by_mail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recall_by_mail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_losses_first_by_mail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_knocked_out, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_time_zone, setup_paris, teardown),
-		cmocka_unit_test_setup_teardown(test_map_and_html_diary, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_allies_standing_order, setup_three, teardown),
-		cmocka_unit_test_setup_teardown(test_allies_asked, setup_three, teardown),
-		cmocka_unit_test_setup_teardown(test_allies_volunteer, setup_three, teardown),
-		cmocka_unit_test_setup_teardown(test_allies_volunteer_after_moving, setup_three,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_allies_volunteer_then_invade, setup_three,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_allies_volunteer_both_sides, setup_three,
-						teardown),
+		T(test_start, setup),
+		T(test_year_by_mail, setup),
+		T(test_organiser_mail, setup),
+		T(test_pause_undo_and_correction, setup),
+		T(test_clock, setup),
+		T(test_publish_after_turn, setup),
+		T(test_tributary_by_mail, setup),
+		T(test_leave_by_mail, setup),
+		T(test_recall_by_mail, setup),
+		T(test_losses_first_by_mail, setup),
+		T(test_knocked_out, setup),
+		T(test_time_zone, setup_paris),
+		T(test_map_and_html_diary, setup),
+		T(test_allies_standing_order, setup_three),
+		T(test_allies_asked, setup_three),
+		T(test_allies_volunteer, setup_three),
+		T(test_allies_volunteer_after_moving, setup_three),
+		T(test_allies_volunteer_then_invade, setup_three),
+		T(test_allies_volunteer_both_sides, setup_three),
 	};
 	if (sodium_init() < 0)
 		return 1;

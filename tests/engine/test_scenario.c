@@ -15,6 +15,7 @@
 
 #include "model/campaign_file.h"
 #include "engine/scenario.h"
+#include "lib/campaign_fixture.h"
 #include "base/util.h"
 
 static struct scenario *parse(const char *text, struct diag_list *dl)
@@ -162,27 +163,6 @@ static void test_parse_seed(void **state)
 
 /* ------------------------------------------------ with the campaign */
 
-static struct campaign *load_campaign(void)
-{
-	const char *top = getenv("top_srcdir");
-	char *path = xasprintf("%s/tests/data/campaign/minimal.campaign", top ? top : "..");
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	struct strbuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_append(&sb, buf, n);
-	fclose(f);
-	struct diag_list dl = {0};
-	struct campaign *c = campaign_file_parse(sb.data, sb.len, path, &dl);
-	assert_non_null(c);
-	diag_free(&dl);
-	strbuf_free(&sb);
-	free(path);
-	return c;
-}
-
 struct world {
 	struct campaign *c;
 	struct scenario *s;
@@ -193,7 +173,7 @@ struct world {
 static int setup(void **state)
 {
 	struct world *w = xcalloc(1, sizeof *w);
-	w->c = load_campaign();
+	w->c = test_campaign_load("tests/data/campaign/minimal.campaign");
 	event_log_init(&w->log);
 	*state = w;
 	return 0;

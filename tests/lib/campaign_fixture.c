@@ -1,9 +1,19 @@
 #include "config.h"
 
-#include "lib/campaign_fixture.h"
-#include "base/util.h"
-
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <cmocka.h>
+
+#include "lib/campaign_fixture.h"
+#include "lib/files.h"
+#include "model/campaign_file.h"
+#include "base/diag.h"
+#include "base/util.h"
 
 static void add_province(struct campaign *c, const char *name, const char *terrain, double x,
 			 double y)
@@ -138,4 +148,26 @@ void fixture_play_a_year(struct campaign *c)
 	s->besieger = 0;
 	s->rounds_failed = 1;
 	s->last_round_year = 1451;
+}
+
+struct campaign *test_campaign_parse(const char *text, size_t len, const char *name)
+{
+	struct diag_list diags = {0};
+	struct campaign *c = campaign_file_parse(text, len, name, &diags);
+	if (!c)
+		diag_print(&diags, stderr);
+	assert_non_null(c);
+	diag_free(&diags);
+	return c;
+}
+
+struct campaign *test_campaign_load(const char *rel)
+{
+	size_t len;
+	char *text = test_source_text(rel, &len);
+	char *path = test_source_path(rel);
+	struct campaign *c = test_campaign_parse(text, len, path);
+	free(path);
+	free(text);
+	return c;
 }

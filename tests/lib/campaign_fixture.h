@@ -1,5 +1,6 @@
-/* A small campaign built in code for the store and JSON tests, so they do
- * not depend on the campaign file parser. */
+/* Campaigns for tests: a small one built in code for the store, JSON and
+ * engine tests, so they do not depend on the campaign file parser; and
+ * campaign files of the source tree, parsed. */
 #ifndef CAMPAIGN_TEST_FIXTURE_H
 #define CAMPAIGN_TEST_FIXTURE_H
 
@@ -21,5 +22,12 @@ struct campaign *fixture_campaign(void);
  * to Burgundy (France field 462, contingent 18), becomes Burgundy's
  * tributary with a 470 AP ceiling; year 1451, campaign phase. */
 void fixture_play_a_year(struct campaign *c);
+
+/* Campaign file text parsed as the file `name`: fails the test, printing
+ * the diagnostics, unless it parses without error. */
+struct campaign *test_campaign_parse(const char *text, size_t len, const char *name);
+
+/* The campaign file $top_srcdir/rel read and parsed as above. */
+struct campaign *test_campaign_load(const char *rel);
 
 #endif

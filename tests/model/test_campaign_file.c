@@ -15,30 +15,12 @@
 
 #include "model/campaign_file.h"
 #include "base/diag.h"
+#include "base/fileio.h"
+#include "lib/files.h"
 #include "model/model.h"
 #include "base/util.h"
 
 static char *base; /* the minimal campaign's text */
-
-static char *source_path(const char *rel)
-{
-	const char *top = getenv("top_srcdir");
-	return xasprintf("%s/%s", top ? top : "..", rel);
-}
-
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct strbuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_append(&sb, buf, n);
-	fclose(f);
-	return strbuf_take(&sb);
-}
 
 /* Replaces the first occurrence of `old` (which must be there) by `new`. */
 static char *edit(const char *text, const char *old, const char *new)
@@ -155,8 +137,8 @@ static void check_editf(const char *old, const char *new, const char *anchor, co
 static int setup(void **state)
 {
 	(void)state;
-	char *path = source_path("tests/data/campaign/minimal.campaign");
-	base = read_text(path);
+	char *path = test_source_path("tests/data/campaign/minimal.campaign");
+	base = file_read_all(path, 0, NULL);
 	free(path);
 	return base ? 0 : -1;
 }
@@ -855,7 +837,7 @@ static void test_load_unreadable(void **state)
 	assert_string_equal(dl.items[0].message, "cannot read: No such file or directory");
 	diag_free(&dl);
 
-	char *dir = source_path("tests");
+	char *dir = test_source_path("tests");
 	assert_null(campaign_file_load(dir, &dl));
 	assert_non_null(diag_find(&dl, "cannot read: Is a directory"));
 	diag_free(&dl);
@@ -865,7 +847,7 @@ static void test_load_unreadable(void **state)
 static void test_example_campaign(void **state)
 {
 	(void)state;
-	char *path = source_path("contrib/examples/europe1450.campaign");
+	char *path = test_source_path("contrib/examples/europe1450.campaign");
 	struct diag_list dl = {0};
 	struct campaign *c = campaign_file_load(path, &dl);
 	if (dl.count)

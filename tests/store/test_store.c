@@ -11,7 +11,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -19,27 +18,23 @@
 
 #include "model/campaign_file.h"
 #include "lib/campaign_fixture.h"
+#include "lib/files.h"
+#include "lib/store_fixture.h"
 #include "model/campaign_json.h"
 #include "base/diag.h"
+#include "base/fileio.h"
 #include "store/store.h"
 #include "base/util.h"
 
 struct scratch {
-	char *dir;
+	char dir[64];
 	char *db; /* dir/campaign.db */
 };
 
 static int scratch_setup(void **state)
 {
-	const char *base = getenv("top_builddir");
 	struct scratch *sc = xcalloc(1, sizeof *sc);
-	sc->dir = xasprintf("%s/tests/store-XXXXXX", base ? base : ".");
-	if (!mkdtemp(sc->dir)) {
-		free(sc->dir);
-		sc->dir = xstrdup("/tmp/campaignd-store-XXXXXX");
-		if (!mkdtemp(sc->dir))
-			return -1;
-	}
+	test_scratch_dir(sc->dir, "store");
 	sc->db = xasprintf("%s/campaign.db", sc->dir);
 	*state = sc;
 	return 0;
@@ -48,33 +43,10 @@ static int scratch_setup(void **state)
 static int scratch_teardown(void **state)
 {
 	struct scratch *sc = *state;
-	DIR *d = opendir(sc->dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char *f = xasprintf("%s/%s", sc->dir, de->d_name);
-		unlink(f);
-		free(f);
-	}
-	if (d)
-		closedir(d);
-	rmdir(sc->dir);
-	free(sc->dir);
+	test_scratch_remove(sc->dir);
 	free(sc->db);
 	free(sc);
 	return 0;
-}
-
-/* Opens (creating) with fast password hashing; fails the test on error. */
-static struct store *open_db(const char *path)
-{
-	struct store *s = NULL;
-	char *err = NULL;
-	if (store_open(path, STORE_CREATE, &s, &err) != STORE_OK)
-		fail_msg("store_open: %s", err);
-	store_set_pwhash_limits(s, crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN);
-	return s;
 }
 
 /* The message is passed by address: it is read only after the call under
@@ -126,14 +98,14 @@ static void test_init_load(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
 	c->settings.defence_recalls_contingents = false;
 	ok(store_init_campaign(s, c, false, &err), &err);
 	store_close(s);
 
-	s = open_db(sc->db);
+	s = test_store_open(sc->db);
 	struct campaign *back = load(s);
 	assert_same_json(c, back);
 	/* Beyond the JSON picture: the campaign-file lines came back too. */
@@ -154,7 +126,7 @@ static void test_save_state(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	ok(store_init_campaign(s, c, false, &err), &err);
 
@@ -164,7 +136,7 @@ static void test_save_state(void **state)
 	ok(store_save_state(s, play, &err), &err);
 	store_close(s);
 
-	s = open_db(sc->db);
+	s = test_store_open(sc->db);
 	struct campaign *back = load(s);
 	assert_same_json(c, back);
 	assert_int_equal(back->provinces[2].owner, 0);
@@ -212,7 +184,7 @@ static void test_save_state_refuses_another_campaign(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	ok(store_init_campaign(s, c, false, &err), &err);
 
@@ -241,7 +213,7 @@ static void test_init_refuses_overwrite(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	ok(store_init_campaign(s, c, false, &err), &err);
 	json_t *storm = json_pack("{s:s, s:i}", "kind", "storm", "year", 1450);
@@ -294,20 +266,15 @@ static void test_init_refuses_overwrite(void **state)
 
 static bool file_contains(const char *path, const char *needle)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	size_t len;
+	char *data = file_read_all(path, 0, &len);
+	if (!data)
 		return false;
-	struct strbuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_append(&sb, buf, n);
-	fclose(f);
 	size_t nl = strlen(needle);
 	bool found = false;
-	for (size_t i = 0; !found && i + nl <= sb.len; i++)
-		found = memcmp(sb.data + i, needle, nl) == 0;
-	strbuf_free(&sb);
+	for (size_t i = 0; !found && i + nl <= len; i++)
+		found = memcmp(data + i, needle, nl) == 0;
+	free(data);
 	return found;
 }
 
@@ -315,7 +282,7 @@ static void test_passwords(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	const char *pw = "7KQM-2XRT-P9WD-4HJN";
 	ok(store_init_campaign(s, c, false, &err), &err);
@@ -337,7 +304,7 @@ static void test_passwords(void **state)
 	/* A password verified once is remembered for speed, but a new password
 	 * makes the old one fail at once, also for another process's change. */
 	assert_true(store_check_password(s, "burgundy", pw, &err));
-	struct store *other = open_db(sc->db);
+	struct store *other = test_store_open(sc->db);
 	ok(store_set_password(other, "burgundy", "NEW0-PASS-WORD-0001", &err), &err);
 	store_close(other);
 	assert_false(store_check_password(s, "burgundy", pw, &err));
@@ -358,7 +325,7 @@ static void test_passwords(void **state)
 static void test_inbound_dedupe(void **state)
 {
 	struct scratch *sc = *state;
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	bool dup = true, seen = true;
 	struct store_inbound in = {.mailbox = "INBOX", .uidvalidity = 7, .uid = 42,
@@ -408,7 +375,7 @@ static void test_inbound_dedupe(void **state)
 static void test_outbox(void **state)
 {
 	struct scratch *sc = *state;
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	const char raw1[] = "Subject: one\r\n\r\nbody\r\n";
 	const char raw2[] = "Subject: two\r\n\r\n\xc3\xa9t\xc3\xa9\r\n";
@@ -485,7 +452,7 @@ static void test_outbox(void **state)
 static void test_events(void **state)
 {
 	struct scratch *sc = *state;
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	int seq = 0;
 	json_t *storm = json_pack("{s:s, s:s, s:i, s:s, s:s, s:i}", "kind", "storm", "rule",
@@ -528,7 +495,7 @@ static void test_orders_and_kv(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL, *text = NULL;
 	ok(store_init_campaign(s, c, false, &err), &err);
 	ok(store_orders_set(s, "burgundy", 1451, PHASE_CAMPAIGN, "MOVE Paris", 10, &err), &err);
@@ -566,7 +533,7 @@ static void test_transactions(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL, *text = NULL;
 	bool dup = false;
 	ok(store_init_campaign(s, c, false, &err), &err);
@@ -617,7 +584,7 @@ static void test_concurrent_access(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *daemon = open_db(sc->db), *ctl = open_db(sc->db);
+	struct store *daemon = test_store_open(sc->db), *ctl = test_store_open(sc->db);
 	char *err = NULL, *text = NULL;
 	ok(store_init_campaign(daemon, c, false, &err), &err);
 	store_set_busy_timeout(ctl, 50);
@@ -646,7 +613,7 @@ static void test_readonly(void **state)
 {
 	struct scratch *sc = *state;
 	struct campaign *c = fixture_campaign();
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	ok(store_init_campaign(s, c, false, &err), &err);
 	store_close(s);
@@ -678,7 +645,7 @@ static void test_migration_from_v1(void **state)
 	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err,
 		     "schema version 1 is older than 3");
 
-	s = open_db(sc->db);
+	s = test_store_open(sc->db);
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
 	struct campaign *back = load(s);
 	assert_same_json(c, back);
@@ -690,7 +657,7 @@ static void test_migration_from_v1(void **state)
 	store_close(s);
 
 	/* Opening again migrates nothing and loses nothing. */
-	s = open_db(sc->db);
+	s = test_store_open(sc->db);
 	ok(store_kv_get(s, "k", &text, &err), &err);
 	assert_string_equal(text, "v");
 	free(text);
@@ -712,7 +679,7 @@ static void set_user_version(const char *path, int version, const char *extra_sq
 static void test_refuses_unknown_files(void **state)
 {
 	struct scratch *sc = *state;
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	store_close(s);
 
@@ -762,8 +729,7 @@ static void test_refuses_unknown_files(void **state)
 static void test_example_campaign(void **state)
 {
 	struct scratch *sc = *state;
-	const char *srcdir = getenv("top_srcdir");
-	char *path = xasprintf("%s/contrib/examples/europe1450.campaign", srcdir ? srcdir : "..");
+	char *path = test_source_path("contrib/examples/europe1450.campaign");
 	if (access(path, R_OK) != 0) {
 		free(path);
 		skip();
@@ -774,11 +740,11 @@ static void test_example_campaign(void **state)
 		diag_print(&diags, stderr);
 		fail_msg("%s does not load", path);
 	}
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL;
 	ok(store_init_campaign(s, c, false, &err), &err);
 	store_close(s);
-	s = open_db(sc->db);
+	s = test_store_open(sc->db);
 	struct campaign *back = load(s);
 	assert_same_json(c, back);
 	assert_true(back->player_count >= 3);
