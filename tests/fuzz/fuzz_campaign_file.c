@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "model/campaign_file.h"
 #include "model/campaign_json.h"
 #include "base/diag.h"
@@ -20,16 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct diag_list diags = {0};
 	struct campaign *c = campaign_file_parse((const char *)data, size, "fuzz.campaign", &diags);
-	if (!c != (diags.errors > 0))
-		abort();
-	int lines = 1;
-	for (size_t i = 0; i < size; i++)
-		lines += data[i] == '\n';
-	for (size_t i = 0; i < diags.count; i++) {
-		const struct diag *d = &diags.items[i];
-		if (!d->message || !*d->message || d->line < 0 || d->line > lines)
-			abort();
-	}
+	fuzz_check_diags(&diags, c != NULL, data, size);
 	if (c) {
 		json_t *doc = campaign_to_json(c);
 		char *dump = json_dumps(doc, 0);

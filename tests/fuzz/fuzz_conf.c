@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fuzz_check.h"
 #include "daemon/conf.h"
 #include "base/diag.h"
 
@@ -16,16 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct diag_list diags = {0};
 	struct conf *cfg = conf_parse((const char *)data, size, "fuzz.conf", "/srv/campaign",
 				      &diags);
-	if (!cfg != (diags.errors > 0))
-		abort();
-	int lines = 1;
-	for (size_t i = 0; i < size; i++)
-		lines += data[i] == '\n';
-	for (size_t i = 0; i < diags.count; i++) {
-		const struct diag *d = &diags.items[i];
-		if (!d->message || !*d->message || d->line < 0 || d->line > lines)
-			abort();
-	}
+	fuzz_check_diags(&diags, cfg != NULL, data, size);
 	if (cfg && (!cfg->database || !cfg->campaign_address))
 		abort(); /* required keys: conf_parse must not accept a file without them */
 	conf_free(cfg);

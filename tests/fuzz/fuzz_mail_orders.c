@@ -13,8 +13,8 @@
 
 #include "model/campaign_file.h"
 #include "base/diag.h"
+#include "fuzz_check.h"
 #include "mail/mail_read.h"
-#include "dbm/orders.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,15 +24,6 @@ static const char campaign_text[] =
 	;
 
 static struct campaign *campaign;
-
-static bool echoes(const struct order *o, const char *secret)
-{
-	const char *texts[] = {o->text, o->understood, o->error, o->guess};
-	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
-		if (texts[i] && strstr(texts[i], secret))
-			return true;
-	return false;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -52,32 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mail_info m;
 	if (mail_read((const char *)data, size, &limits, &m) != 0 || !m.text == !m.refusal)
 		abort();
-	if (m.text) {
-		struct order_set mail, pending, current, again;
-		orders_parse(m.text, campaign, -1, &mail);
-		orders_validate(&mail, campaign, mail.player);
-		orders_set_init(&pending);
-		orders_merge(&pending, &mail, &current);
-		json_t *ack = orders_ack_json(&mail, &current, campaign, mail.player);
-		char *dump = json_dumps(ack, 0);
-		if (!dump)
-			abort();
-		free(dump);
-		json_decref(ack);
-		if (mail.password && strlen(mail.password) >= 4)
-			for (size_t i = 0; i < mail.count; i++)
-				if (echoes(&mail.orders[i], mail.password))
-					abort();
-		char *canonical = orders_format_pending(&current, campaign);
-		orders_parse(canonical, campaign, current.player, &again);
-		if (again.errors)
-			abort();
-		orders_set_free(&again);
-		free(canonical);
-		orders_set_free(&mail);
-		orders_set_free(&pending);
-		orders_set_free(&current);
-	}
+	if (m.text)
+		fuzz_check_orders(m.text, campaign);
 	mail_info_free(&m);
 	return 0;
 }
