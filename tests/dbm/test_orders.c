@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/rules_fixture.h"
 #include "model/model.h"
 #include "dbm/orders.h"
 #include "base/util.h"
@@ -19,37 +20,6 @@ enum { FLANDERS, ARTOIS, ILE_DE_FRANCE, CHAMPAGNE, NORMANDY, KENT, CALAIS, GENEV
 enum { BURGUNDY, FRANCE, ENGLAND };
 /* Burgundy's army list */
 enum { KN_S_GEN, CV_GEN, KN_O, BW_O, AX_O, PS_O };
-
-static void add_province(struct campaign *c, const char *name, int owner, bool inviolate)
-{
-	struct province *p = campaign_add_province(c);
-	p->name = xstrdup(name);
-	p->owner = owner;
-	p->home_of = owner;
-	p->inviolate = inviolate;
-}
-
-static void add_route(struct campaign *c, int a, int b, bool sea)
-{
-	struct route *r = campaign_add_route(c);
-	r->a = a;
-	r->b = b;
-	r->sea = sea;
-}
-
-static void add_type(struct player *p, const char *label, const char *code, int half_ap,
-		     int min, int max, bool general)
-{
-	struct element_type *t = army_list_add(&p->list);
-	t->label = xstrdup(label);
-	snprintf(t->code, sizeof t->code, "%s", code);
-	t->grade = 'O';
-	t->regular = true;
-	t->cost_half_ap = half_ap;
-	t->list_min = min;
-	t->list_max = max;
-	t->general = general;
-}
 
 static void set_troops(struct player *p, const int *field, const int *reserve)
 {
@@ -84,43 +54,44 @@ static struct campaign *build_campaign(void)
 	c->name = xstrdup("Test 1450");
 	c->year = 1450;
 	c->phase = PHASE_CAMPAIGN;
-	add_province(c, "Flanders", BURGUNDY, false);
-	add_province(c, "Artois", BURGUNDY, false);
-	add_province(c, "Ile de France", FRANCE, false);
-	add_province(c, "Champagne", FRANCE, false);
-	add_province(c, "Normandy", FRANCE, false);
-	add_province(c, "Kent", ENGLAND, false);
-	add_province(c, "Calais", NO_INDEX, false);
-	add_province(c, "Genève", NO_INDEX, true);
-	add_route(c, FLANDERS, ARTOIS, false);
-	add_route(c, ARTOIS, CALAIS, false);
-	add_route(c, ARTOIS, ILE_DE_FRANCE, false);
-	add_route(c, CALAIS, NORMANDY, false);
-	add_route(c, ILE_DE_FRANCE, NORMANDY, false);
-	add_route(c, ILE_DE_FRANCE, CHAMPAGNE, false);
-	add_route(c, CHAMPAGNE, GENEVE, false);
-	add_route(c, FLANDERS, KENT, true);
-	add_route(c, KENT, NORMANDY, true);
-	add_route(c, KENT, CALAIS, true);
+	fx_province(c, "Flanders", BURGUNDY, true);
+	fx_province(c, "Artois", BURGUNDY, true);
+	fx_province(c, "Ile de France", FRANCE, true);
+	fx_province(c, "Champagne", FRANCE, true);
+	fx_province(c, "Normandy", FRANCE, true);
+	fx_province(c, "Kent", ENGLAND, true);
+	fx_province(c, "Calais", NO_INDEX, true);
+	fx_province(c, "Genève", NO_INDEX, true);
+	c->provinces[GENEVE].inviolate = true;
+	fx_route(c, FLANDERS, ARTOIS, false);
+	fx_route(c, ARTOIS, CALAIS, false);
+	fx_route(c, ARTOIS, ILE_DE_FRANCE, false);
+	fx_route(c, CALAIS, NORMANDY, false);
+	fx_route(c, ILE_DE_FRANCE, NORMANDY, false);
+	fx_route(c, ILE_DE_FRANCE, CHAMPAGNE, false);
+	fx_route(c, CHAMPAGNE, GENEVE, false);
+	fx_route(c, FLANDERS, KENT, true);
+	fx_route(c, KENT, NORMANDY, true);
+	fx_route(c, KENT, CALAIS, true);
 
 	struct player *b = add_player(c, "burgundy", "Duchy of Burgundy", FLANDERS);
-	add_type(b, "Kn(S) general", "Kn", HALF_AP(35), 1, 1, true);
-	add_type(b, "Cv(O) general", "Cv", HALF_AP(28), 0, 3, true);
-	add_type(b, "Kn(O)", "Kn", HALF_AP(12), 2, 14, false);
-	add_type(b, "Bw(O)", "Bw", HALF_AP(5), 4, 30, false);
-	add_type(b, "Ax(O)", "Ax", 7, 0, 10, false);
-	add_type(b, "Ps(O)", "Ps", HALF_AP(2), 2, 9, false);
+	fx_type(b, "Kn(S) general", "Kn", HALF_AP(35), true, 1, 1);
+	fx_type(b, "Cv(O) general", "Cv", HALF_AP(28), true, 0, 3);
+	fx_type(b, "Kn(O)", "Kn", HALF_AP(12), false, 2, 14);
+	fx_type(b, "Bw(O)", "Bw", HALF_AP(5), false, 4, 30);
+	fx_type(b, "Ax(O)", "Ax", 7, false, 0, 10);
+	fx_type(b, "Ps(O)", "Ps", HALF_AP(2), false, 2, 9);
 	set_troops(b, (const int[]){1, 2, 12, 24, 10, 8}, (const int[]){0, 1, 2, 4, 0, 2});
 
 	struct player *f = add_player(c, "france", "France", CHAMPAGNE);
-	add_type(f, "Gendarmes general", "Kn", HALF_AP(32), 1, 2, true);
-	add_type(f, "Gendarmes", "Kn", HALF_AP(12), 4, 20, false);
-	add_type(f, "Francs-archers", "Bw", HALF_AP(4), 4, 40, false);
+	fx_type(f, "Gendarmes general", "Kn", HALF_AP(32), true, 1, 2);
+	fx_type(f, "Gendarmes", "Kn", HALF_AP(12), false, 4, 20);
+	fx_type(f, "Francs-archers", "Bw", HALF_AP(4), false, 4, 40);
 	set_troops(f, (const int[]){2, 15, 40}, (const int[]){0, 2, 0});
 
 	struct player *e = add_player(c, "england", "Kingdom of England", KENT);
-	add_type(e, "Men-at-arms general", "Kn", HALF_AP(30), 1, 3, true);
-	add_type(e, "Longbowmen", "Bw", HALF_AP(7), 10, 50, false);
+	fx_type(e, "Men-at-arms general", "Kn", HALF_AP(30), true, 1, 3);
+	fx_type(e, "Longbowmen", "Bw", HALF_AP(7), false, 10, 50);
 	set_troops(e, (const int[]){3, 50}, (const int[]){0, 0});
 	return c;
 }
