@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/fileio.h"
 #include "mail/mail_read.h"
 #include "mail/mail_text.h"
 #include "base/util.h"
@@ -28,22 +29,6 @@ struct tally {
 static int compare_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *read_whole_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct strbuf sb = {0};
-	char buf[65536];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_append(&sb, buf, n);
-	fclose(f);
-	*len = sb.len;
-	return sb.data ? strbuf_take(&sb) : xstrdup("");
 }
 
 static bool field_ok(const char *s)
@@ -156,7 +141,7 @@ int main(void)
 	for (size_t i = 0; i < count; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		size_t len = 0;
-		char *data = read_whole_file(path, &len);
+		char *data = file_read_all(path, 0, &len);
 		if (!data) {
 			printf("FAIL %s: cannot read\n", names[i]);
 			unreadable++;

@@ -12,27 +12,17 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/files.h"
 #include "mail/mail_read.h"
 #include "mail/mail_scan.h"
 #include "base/util.h"
 
 static char *load_mail(const char *name, size_t *len)
 {
-	const char *srcdir = getenv("top_srcdir");
-	char *path = xasprintf("%s/tests/data/mail/%s", srcdir ? srcdir : ".", name);
-	FILE *f = fopen(path, "rb");
-	struct strbuf sb = {0};
-	char buf[4096];
-	size_t n;
-
-	if (!f)
-		fail_msg("cannot open %s", path);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_append(&sb, buf, n);
-	fclose(f);
-	free(path);
-	*len = sb.len;
-	return strbuf_take(&sb);
+	char *rel = xasprintf("tests/data/mail/%s", name);
+	char *raw = test_source_text(rel, len);
+	free(rel);
+	return raw;
 }
 
 static void read_file_mail(const char *name, struct mail_info *m)

@@ -11,7 +11,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,33 +20,19 @@
 
 #include <libetpan/libetpan.h>
 
+#include "lib/files.h"
 #include "mail/transport.h"
 #include "base/util.h"
 
 struct fixture {
-	char *dir;     /* scratch directory */
+	char dir[64];  /* scratch directory */
 	char *maildir; /* dir/Maildir */
 };
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
-	const char *base = getenv("TMPDIR");
-	if (!base)
-		base = getenv("top_builddir");
-	if (!base)
-		base = ".";
 	struct fixture *fx = xcalloc(1, sizeof(*fx));
-	fx->dir = xasprintf("%s/test_transport_maildir.XXXXXX", base);
-	if (!mkdtemp(fx->dir))
-		return -1;
+	test_scratch_dir(fx->dir, "maildir");
 	fx->maildir = xasprintf("%s/Maildir", fx->dir);
 	*state = fx;
 	return 0;
@@ -56,8 +41,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	nftw(fx->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(fx->dir);
+	test_scratch_remove(fx->dir);
 	free(fx->maildir);
 	free(fx);
 	return 0;
