@@ -1,5 +1,7 @@
-/* A small campaign built in code for the rules tests. Every player gets the
- * same army list (costs in whole AP):
+/* Small campaigns built in code for the rules tests (and the order
+ * language, diary and map tests: fx_province, fx_route, fx_type build any
+ * map and army list). Every player made by fx_player gets the same army
+ * list (costs in whole AP):
  *   0 "C-in-C" Kn general 30   1 "Sub-general" Cv general 28
  *   2 "Kn(O)" 12   3 "LH(O)" 5   4 "Sp(O)" 5   5 "Ps(O)" 2   6 "Ax(O)" 3.5
  * and the same 480 AP field army: 1, 2, 10, 10, 30, 16, 12 elements. */
