@@ -338,7 +338,7 @@ static void checkpoint(struct year_run *r)
  * recruitment phase after the last. */
 static void start_turn(struct year_run *r)
 {
-	if (!year_enter_turn(r))
+	if (!year_enter_turn(r) && year_phase_may_begin(r, r->c->year, PHASE_RECRUITMENT))
 		year_begin_recruitment(r);
 }
 
@@ -410,6 +410,10 @@ void year_advance(struct year_run *r)
 			year_between_steps(r);
 		switch (st->step) {
 		case YEAR_TURN: {
+			if (st->turn >= st->sequence_len) {
+				/* stopped before the recruitment (phase_may_begin) */
+				break;
+			}
 			if (!active(r->c, st->sequence[st->turn])) {
 				/* left or knocked out since the turn began */
 				st->turn++;

@@ -86,6 +86,16 @@ struct year_io {
 	const char *(*new_year_dice)(void *ctx, int year);
 	/* The year is over: its seed may be revealed. */
 	void (*reveal_dice)(void *ctx, int year);
+	/* Optional (NULL in the daemon). A fixed sequence of play for the year
+	 * that begins (campaignctl simulate's "sequence ="): fills `order`
+	 * (room for every player) and returns its length, having logged it;
+	 * 0: the sequence is rolled. Called after the year's beginning. */
+	size_t (*fixed_sequence)(void *ctx, int year, int *order);
+	/* Optional (NULL in the daemon: always). May the phase (year, phase)
+	 * begin now? A script that ends (campaignctl simulate) says no after
+	 * its last phase: the machine then stops before that phase begins,
+	 * paused for good. */
+	bool (*phase_may_begin)(void *ctx, int year, int phase);
 };
 
 /* One run of the machine. */

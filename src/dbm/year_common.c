@@ -321,3 +321,12 @@ void year_refused(struct year_run *r, int player, const char *order, const char 
 	event_emit(r->log, "order_refused", RULE_GAME_YEAR, "{s:s, s:s, s:s}", "player",
 		   pkey(r->c, player), "order", order ? order : "", "reason", reason);
 }
+
+bool year_phase_may_begin(struct year_run *r, int year, int phase)
+{
+	if (!r->io->phase_may_begin || r->io->phase_may_begin(r->io->ctx, year, phase))
+		return true;
+	r->st->paused = true;
+	r->st->deadline = 0;
+	return false;
+}

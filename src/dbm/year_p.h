@@ -105,6 +105,9 @@ const struct order *year_if_invaded(const struct order_set *set, int province);
 /* The ally's standing answer for `side`: 1 a contingent, 0 none, -1 no
  * standing order. */
 int year_ally_answer(const struct order_set *set, int side, const struct order **contingent);
+/* True unless the caller's phase_may_begin says no; then the machine is
+ * paused for good (step names stay as they were). */
+bool year_phase_may_begin(struct year_run *r, int year, int phase);
 /* The player's VOTE: CHOICE_CONTINUE, CHOICE_END or CHOICE_NONE. */
 enum order_choice year_vote_of(struct year_run *r, int p);
 

@@ -186,6 +186,8 @@ static bool finish_year(struct year_run *r, int year)
 		year_mail(r, "campaign-end", NO_INDEX, true, e, "The campaign is over");
 		return false;
 	}
+	if (!year_phase_may_begin(r, c->year, PHASE_CAMPAIGN))
+		return false;
 	year_begin_year(r, year, PHASE_RECRUITMENT, CARRY_TO_CAMPAIGN);
 	return true;
 }
@@ -196,7 +198,12 @@ void year_begin_year(struct year_run *r, int from_year, int from_phase, enum yea
 	struct year_state *st = r->st;
 	const char *commitment = r->io->new_year_dice(r->io->ctx, c->year);
 	int *order = xcalloc(c->player_count + 1, sizeof *order);
-	size_t n = rules_year_begin(c, r->dice, r->log, order);
+	size_t n = 0;
+	rules_year_prepare(c, r->dice, r->log);
+	if (r->io->fixed_sequence)
+		n = r->io->fixed_sequence(r->io->ctx, c->year, order);
+	if (!n)
+		n = rules_sequence_of_play(c, r->dice, r->log, order);
 	carry_orders(r, from_year, from_phase, how);
 	event_emit(r->log, "dice_commitment", RULE_GAME_YEAR, "{s:s}", "commitment",
 		   commitment ? commitment : "");

@@ -242,7 +242,7 @@ int yctx_open(struct yctx *y, struct engine *e, int64_t now, bool dry, char **er
 	free(who);
 	sodium_bin2hex(y->tag, sizeof y->tag, hash, sizeof hash);
 	y->io = (struct year_io){y, cb_orders_load, cb_orders_save, cb_year_events, yctx_checkpoint,
-				 cb_new_year_dice, cb_reveal_dice};
+				 cb_new_year_dice, cb_reveal_dice, NULL, NULL};
 	year_run_init(&y->run, y->c, &y->st, &y->dice.base, &y->log, now, &y->io);
 	return 0;
 }

@@ -398,12 +398,6 @@ static const char *kind_placement(enum order_kind k, int phase, bool *warn)
 	case ORDER_RECRUIT: case ORDER_DISMISS: case ORDER_RENOUNCE:
 		return phase == PHASE_RECRUITMENT ? NULL
 						   : "belongs in a [year N recruitment] section";
-	case ORDER_LOSSES_FIRST:
-		*warn = true;
-		return "is not applied by the simulation: losses use the default pick of doc/rules.md";
-	case ORDER_ANSWER_ALLIES: case ORDER_CONTINGENT_FOR:
-		*warn = true;
-		return "is not simulated: allies' contingents are sent with SEND CONTINGENT";
 	case ORDER_PASSWORD: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP:
 	case ORDER_ORGANISER: case ORDER_ORG_EXTEND: case ORDER_ORG_PAUSE: case ORDER_ORG_RESUME:
 	case ORDER_ORG_PROCESS: case ORDER_ORG_PREVIEW: case ORDER_ORG_COMMENT:

@@ -1,5 +1,6 @@
 /* Scenarios: a campaign file plus a script of the players' orders, battle
- * results and dice, played offline through the rules (campaignctl simulate).
+ * results and dice, played offline through the daemon's year (campaignctl
+ * simulate).
  * The format is described in doc/scenario.md. Pure: the caller reads the
  * files; the dice are the scenario's fixed values or a verifiable seed.
  *
@@ -90,16 +91,21 @@ enum scenario_status {
 };
 
 /* Plays the scenario on `c` (which must be the campaign it was resolved
- * against, not yet played): every phase in turn, as doc/rules.md says a year
- * is driven, appending every event to `log`. Fixed dice are consumed in
+ * against, not yet played) through the year's state machine (dbm/year.h),
+ * as the daemon plays it: each player section is that player's mail for
+ * its phase (his turn's orders arrive when his turn comes), each battle
+ * section the organiser's result, and what a section does not give takes
+ * the daemon's default when the step's deadline passes on the scenario's
+ * clock. Every event is appended to `log`. Fixed dice are consumed in
  * order; the verifiable roller (scenario "seed =" or opt->seed) uses the
  * same seed for every year (the year is part of each roll's message).
- * Refused orders are reported in `diags` with the line of the order and the
- * rules' reason; the run stops at the first one unless opt->keep_going, in
- * which case the order is skipped and an "order_refused" event logged. A
+ * Refused orders (by the order checker on receipt, or by the rules when
+ * carried out) are reported in `diags` with the line of the order and the
+ * reason; the run stops at the end of that step unless opt->keep_going. A
  * missing battle report or dice running out stop the run (the log ends
  * before the roll that had no value). The run also stops, with a warning,
- * when the campaign ends before the scenario does. */
+ * when the campaign ends before the scenario does, and after the last
+ * phase the scenario names. */
 enum scenario_status scenario_run(const struct scenario *s, struct campaign *c,
 				  const struct scenario_options *opt, struct event_log *log,
 				  struct diag_list *diags);

@@ -32,6 +32,10 @@ static void put_text(struct strbuf *sb, const char *s)
 	}
 	strbuf_putc(sb, '"');
 	for (const char *p = s; *p; p++) {
+		if (*p == '\n') {
+			strbuf_puts(sb, "\\n"); /* one event, one line */
+			continue;
+		}
 		if (*p == '"' || *p == '\\')
 			strbuf_putc(sb, '\\');
 		strbuf_putc(sb, *p);

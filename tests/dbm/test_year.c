@@ -137,7 +137,7 @@ static struct world *world_new(const int *dice, size_t n)
 	event_log_set_time(&w->log, w->c->year, w->c->phase);
 	w->mails = json_array();
 	w->io = (struct year_io){w, fake_load, fake_save, fake_events, fake_checkpoint,
-				 fake_new_year, fake_reveal};
+				 fake_new_year, fake_reveal, NULL, NULL};
 	return w;
 }
 
