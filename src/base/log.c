@@ -8,9 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 static enum log_level current_level = LOG_LEVEL_INFO;
 static bool to_syslog;
+/* Lines get a timestamp once log_init ran (the daemon), unless systemd's
+ * journal, which stamps every line itself, is reading stderr. A program that
+ * never calls log_init (the command-line tool) prints plain lines. */
+static bool stamp_lines;
 static char ident_buf[64] = "campaignd";
 static char *context;
 
@@ -21,6 +26,8 @@ void log_init(const char *ident, enum log_level level, bool use_syslog)
 	if (to_syslog && !use_syslog)
 		closelog();
 	to_syslog = use_syslog;
+	const char *js = getenv("JOURNAL_STREAM");
+	stamp_lines = !(js && *js);
 	if (use_syslog)
 		openlog(ident_buf, LOG_PID, LOG_DAEMON);
 }
@@ -61,8 +68,16 @@ static void log_v(enum log_level level, const char *fmt, va_list ap)
 			sb.data[i] = ' ';
 	if (to_syslog)
 		syslog(prio[level], "%s", sb.data);
-	else
+	else if (!stamp_lines)
 		fprintf(stderr, "%s: %s%s\n", ident_buf, tag[level], sb.data);
+	else {
+		char stamp[40] = "";
+		time_t now = time(NULL);
+		struct tm tm;
+		if (localtime_r(&now, &tm))
+			strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S%z ", &tm);
+		fprintf(stderr, "%s%s: %s%s\n", stamp, ident_buf, tag[level], sb.data);
+	}
 	strbuf_free(&sb);
 }
 

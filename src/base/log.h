@@ -8,7 +8,11 @@
 enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
 /* ident: program name; level: the most verbose level shown; use_syslog:
- * send to syslog(3) instead of stderr. Callable again (SIGHUP). */
+ * send to syslog(3) instead of stderr. Lines to stderr start with the local
+ * time (2026-03-01T09:00:00+0100) unless JOURNAL_STREAM is set, as systemd
+ * sets it for a service whose stderr is the journal (which stamps lines
+ * itself); that is read here. Until log_init is called, lines are
+ * not stamped (the command-line tool). Callable again (SIGHUP). */
 void log_init(const char *ident, enum log_level level, bool use_syslog);
 /* Parses "error", "warning", "info", "debug"; false if unknown. */
 bool log_level_parse(const char *name, enum log_level *level);
