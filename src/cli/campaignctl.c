@@ -2,7 +2,9 @@
 
 #include "cli/campaignctl.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 
@@ -64,7 +66,30 @@ static void help(FILE *out)
 		fprintf(out, "  %-48s %s\n", commands[i]->usage, commands[i]->summary);
 	fprintf(out, "\nOptions:\n  -h, --help     show this help\n"
 		     "  -V, --version  show the version\n\n"
-		     "See campaignctl(1).\n");
+		     "'campaignctl COMMAND --help' or 'campaignctl help COMMAND' shows a\n"
+		     "command's options. See campaignctl(1).\n");
+}
+
+static const struct ctl_command *find(const char *name)
+{
+	for (size_t i = 0; commands[i]; i++)
+		if (strcmp(name, commands[i]->name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+/* CMD --help anywhere before a "--", or CMD -h first: GNU habits. */
+static bool wants_help(int argc, char **argv)
+{
+	if (argc > 2 && strcmp(argv[2], "-h") == 0)
+		return true;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		if (strcmp(argv[i], "--help") == 0)
+			return true;
+	}
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -73,18 +98,39 @@ int main(int argc, char **argv)
 		help(stderr);
 		return EX_USAGE;
 	}
+	if (strcmp(argv[1], "help") == 0 && argc == 3) {
+		const struct ctl_command *cmd = find(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, "campaignctl help: unknown command \"%s\" (see campaignctl --help)\n",
+				argv[2]);
+			return EX_USAGE;
+		}
+		ctl_command_help(cmd);
+		return EX_OK;
+	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		help(stdout);
 		return EX_OK;
 	}
-	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
-		printf("campaignctl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+	/* --version is global: wherever it comes, before a "--" */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--version") == 0 || (i == 1 && strcmp(argv[i], "-V") == 0)) {
+			printf("campaignctl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			return EX_OK;
+		}
+	const struct ctl_command *cmd = find(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "campaignctl: unknown command \"%s\" (see campaignctl --help)\n",
+			argv[1]);
+		return EX_USAGE;
+	}
+	if (wants_help(argc, argv)) {
+		ctl_command_help(cmd);
 		return EX_OK;
 	}
-	for (size_t i = 0; commands[i]; i++)
-		if (strcmp(argv[1], commands[i]->name) == 0)
-			return commands[i]->run(argc - 1, argv + 1);
-	fprintf(stderr, "campaignctl: unknown command \"%s\" (see campaignctl --help)\n", argv[1]);
-	return EX_USAGE;
+	static char prog[64];
+	snprintf(prog, sizeof prog, "campaignctl %s", cmd->name);
+	ctl_prog = prog;
+	return cmd->run(argc - 1, argv + 1);
 }

@@ -7,11 +7,19 @@ struct ctl_command {
 	const char *name;
 	const char *usage;   /* e.g. "init FILE -d DB [--force]" */
 	const char *summary; /* one line for --help */
+	const char *options; /* its options, one line each, for CMD --help */
 	/* argv[0] is the subcommand name. Returns a sysexits.h code. */
 	int (*run)(int argc, char **argv);
 };
 
+/* "campaignctl CMD" while a subcommand runs ("campaignctl" before): what
+ * its error messages start with, so that a script's log says which command
+ * failed. */
+extern const char *ctl_prog;
+
 /* Prints "usage: campaignctl <usage>" for cmd to stderr; returns EX_USAGE. */
 int ctl_usage(const struct ctl_command *cmd);
+/* Prints cmd's usage, summary and options to stdout (CMD --help). */
+void ctl_command_help(const struct ctl_command *cmd);
 
 #endif

@@ -40,10 +40,10 @@ static int run(int argc, char **argv)
 	int fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			fprintf(stderr, "campaignctl: %s already exists; choose a new file name\n",
-				dest);
+			fprintf(stderr, "%s: %s already exists; choose a new file name\n",
+				ctl_prog, dest);
 		else
-			fprintf(stderr, "campaignctl: %s: %s\n", dest, strerror(errno));
+			fprintf(stderr, "%s: %s: %s\n", ctl_prog, dest, strerror(errno));
 		return EX_CANTCREAT;
 	}
 	fchmod(fd, 0600);
@@ -56,7 +56,7 @@ static int run(int argc, char **argv)
 	store_close(s);
 	if (rc != STORE_OK) {
 		unlink(dest);
-		fprintf(stderr, "campaignctl: %s\n", err);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err);
 		free(err);
 		return store_status_exit_code(rc);
 	}
@@ -68,5 +68,6 @@ const struct ctl_command ctl_cmd_backup = {
 	.name = "backup",
 	.usage = "backup -d DB FILE",
 	.summary = "copy the database consistently, even while the daemon runs",
+	.options = "  -d, --database DB     the campaign database\n",
 	.run = run,
 };

@@ -28,7 +28,7 @@ static bool fill(struct engine_action_request *req, int argc, char **argv)
 		return false;
 	FILE *f = strcmp(argv[0], "-") == 0 ? stdin : fopen(argv[0], "r");
 	if (!f) {
-		fprintf(stderr, "campaignctl: %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, argv[0], strerror(errno));
 		return false;
 	}
 	struct strbuf sb = {0};
@@ -54,5 +54,6 @@ const struct ctl_command ctl_cmd_battle_result = {
 	.name = "battle-result",
 	.usage = "battle-result -d DB [--now T] FILE",
 	.summary = "decide or correct a battle result (BATTLE AT ... lines)",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

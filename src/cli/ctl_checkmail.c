@@ -68,7 +68,7 @@ static int run(int argc, char **argv)
 	const char *file = argv[optind];
 	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
 	if (!f) {
-		fprintf(stderr, "campaignctl: %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, file, strerror(errno));
 		conf_free(cfg);
 		return EX_NOINPUT;
 	}
@@ -81,7 +81,7 @@ static int run(int argc, char **argv)
 	char *err = NULL, *stored_address = NULL;
 	int rc = store_open(db, 0, &store, &err);
 	if (rc != STORE_OK) {
-		fprintf(stderr, "campaignctl: %s\n", err);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err);
 		free(err);
 		free(raw);
 		conf_free(cfg);
@@ -102,7 +102,7 @@ static int run(int argc, char **argv)
 	struct engine_outcome out;
 	int status;
 	if (engine_process_mail(e, 0, 0, raw, len, (int64_t)time(NULL), true, &out, &err) != 0) {
-		fprintf(stderr, "campaignctl: %s: %s\n", file, err ? err : "failed");
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, file, err ? err : "failed");
 		free(err);
 		status = EX_SOFTWARE;
 	} else {
@@ -146,5 +146,10 @@ const struct ctl_command ctl_cmd_check_mail = {
 	.name = "check-mail",
 	.usage = "check-mail {-d DB | -c CONFIG} [--address ADDR] [--templates DIR] FILE.eml",
 	.summary = "show how a mail would be read and answered, changing nothing",
+	.options = "  -c, --config CONFIG   read the database, address, templates and limits\n"
+		    "                        from the daemon's configuration\n"
+		    "  -d, --database DB     the campaign database\n"
+		    "      --address ADDR    the campaign's address (default: campaign@invalid)\n"
+		    "      --templates DIR   the mail templates' folder\n",
 	.run = run,
 };

@@ -40,5 +40,6 @@ const struct ctl_command ctl_cmd_comment = {
 	.name = "comment",
 	.usage = "comment -d DB TEXT...",
 	.summary = "add the organiser's commentary to the diary",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

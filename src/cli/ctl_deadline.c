@@ -20,8 +20,8 @@ static bool fill(struct engine_action_request *req, int argc, char **argv)
 	req->relative = *s == '+' || *s == '-';
 	long hours = strtol(s, &end, 10);
 	if (!*s || *end || hours < -720 || hours > 720 || (!req->relative && hours < 0)) {
-		fprintf(stderr, "campaignctl: deadline: HOURS is a number of hours (at most 720),"
-				" with + or - to move the current deadline\n");
+		fprintf(stderr, "%s: HOURS is a number of hours (at most 720),"
+				" with + or - to move the current deadline\n", ctl_prog);
 		return false;
 	}
 	req->seconds = (int64_t)hours * 3600;
@@ -37,5 +37,6 @@ const struct ctl_command ctl_cmd_deadline = {
 	.name = "deadline",
 	.usage = "deadline -d DB [--now T] [+|-]HOURS",
 	.summary = "move the current deadline (+/-: from the deadline)",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

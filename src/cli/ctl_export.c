@@ -7,7 +7,9 @@
 #include "store/store.h"
 
 #include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sysexits.h>
 
@@ -17,6 +19,7 @@ const struct ctl_command ctl_cmd_export = {
 	.name = "export",
 	.usage = "export -d DB",
 	.summary = "print the whole campaign and its events as JSON",
+	.options = "  -d, --database DB     the campaign database\n",
 	.run = run_export,
 };
 
@@ -62,7 +65,7 @@ static int run_export(int argc, char **argv)
 		status = store_events(s, STORE_ALL_YEARS, &events, &err);
 	store_close(s);
 	if (status != STORE_OK) {
-		fprintf(stderr, "campaignctl: %s\n", err ? err : db);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err ? err : db);
 		free(err);
 		campaign_free(c);
 		return store_status_exit_code(status);
@@ -75,7 +78,7 @@ static int run_export(int argc, char **argv)
 	json_decref(doc);
 	campaign_free(c);
 	if (rc != 0 || fflush(stdout) != 0 || ferror(stdout)) {
-		perror("campaignctl: standard output");
+		fprintf(stderr, "%s: standard output: %s\n", ctl_prog, strerror(errno));
 		return EX_IOERR;
 	}
 	return EX_OK;

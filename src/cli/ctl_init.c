@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <sodium.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,8 @@ const struct ctl_command ctl_cmd_init = {
 	.name = "init",
 	.usage = "init FILE -d DB [--force]",
 	.summary = "create the campaign database from a campaign file",
+	.options = "  -d, --database DB     the campaign database\n"
+		    "  -f, --force           replace an existing database\n",
 	.run = run_init,
 };
 
@@ -154,7 +157,7 @@ static int run_init(int argc, char **argv)
 	diag_print(&diags, stderr);
 	if (!c || diags.errors) {
 		if (diags.errors)
-			fprintf(stderr, "campaignctl: %s: %zu error%s, no database written\n", file,
+			fprintf(stderr, "%s: %s: %zu error%s, no database written\n", ctl_prog, file,
 				diags.errors, diags.errors == 1 ? "" : "s");
 		diag_free(&diags);
 		campaign_free(c);
@@ -162,7 +165,7 @@ static int run_init(int argc, char **argv)
 	}
 	diag_free(&diags);
 	if (sodium_init() < 0) {
-		fprintf(stderr, "campaignctl: libsodium could not be initialised\n");
+		fprintf(stderr, "%s: libsodium could not be initialised\n", ctl_prog);
 		campaign_free(c);
 		return EX_SOFTWARE;
 	}
@@ -201,13 +204,13 @@ static int run_init(int argc, char **argv)
 	int rc = EX_OK;
 	if (status == STORE_EXISTS) {
 		fprintf(stderr,
-			"campaignctl: %s\n"
-			"campaignctl: use --force to replace it (its state, events and orders are"
+			"%s: %s\n"
+			"%s: use --force to replace it (its state, events and orders are"
 			" deleted)\n",
-			err);
+			ctl_prog, err, ctl_prog);
 		rc = EX_CANTCREAT;
 	} else if (status != STORE_OK) {
-		fprintf(stderr, "campaignctl: %s\n", err ? err : db);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err ? err : db);
 		/* A database that cannot even be created or written is a
 		 * "cannot create" for the caller, whatever SQLite called it. */
 		rc = status == STORE_ERROR ? EX_CANTCREAT : store_status_exit_code(status);
@@ -216,9 +219,9 @@ static int run_init(int argc, char **argv)
 	} else {
 		print_passwords(db, c, rows, n);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			perror("campaignctl: standard output");
-			fprintf(stderr, "campaignctl: the passwords may not have been shown; run"
-					" campaignctl init --force to make new ones\n");
+			fprintf(stderr, "%s: standard output: %s\n", ctl_prog, strerror(errno));
+			fprintf(stderr, "%s: the passwords may not have been shown; run"
+					" campaignctl init --force to make new ones\n", ctl_prog);
 			rc = EX_IOERR;
 		}
 	}

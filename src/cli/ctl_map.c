@@ -20,6 +20,9 @@ const struct ctl_command ctl_cmd_map = {
 	.name = "map",
 	.usage = "map -d DB [-o FILE] [--no-armies]",
 	.summary = "write the current campaign map as SVG",
+	.options = "  -d, --database DB     the campaign database\n"
+		    "  -o, --output FILE     write the SVG there (default: standard output)\n"
+		    "      --no-armies       the provinces only\n",
 	.run = run_map,
 };
 
@@ -31,7 +34,7 @@ static int write_file(const char *path, const char *data)
 	FILE *f = fopen(tmp, "wb");
 	int rc = EX_OK;
 	if (!f) {
-		fprintf(stderr, "campaignctl: %s: %s\n", tmp, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, tmp, strerror(errno));
 		free(tmp);
 		return EX_CANTCREAT;
 	}
@@ -39,7 +42,7 @@ static int write_file(const char *path, const char *data)
 	bool failed = fwrite(data, 1, len, f) != len || fflush(f) != 0;
 	failed = fclose(f) != 0 || failed;
 	if (failed || rename(tmp, path) != 0) {
-		fprintf(stderr, "campaignctl: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, path, strerror(errno));
 		unlink(tmp);
 		rc = EX_IOERR;
 	}
@@ -93,7 +96,7 @@ static int run_map(int argc, char **argv)
 		status = store_load_campaign(s, &c, &err);
 	store_close(s);
 	if (status != STORE_OK) {
-		fprintf(stderr, "campaignctl: %s\n", err ? err : db);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err ? err : db);
 		free(err);
 		return store_status_exit_code(status);
 	}
@@ -103,7 +106,7 @@ static int run_map(int argc, char **argv)
 	if (output && strcmp(output, "-") != 0) {
 		rc = write_file(output, svg);
 	} else if (fputs(svg, stdout) == EOF || fflush(stdout) != 0) {
-		perror("campaignctl: standard output");
+		fprintf(stderr, "%s: standard output: %s\n", ctl_prog, strerror(errno));
 		rc = EX_IOERR;
 	}
 	free(svg);

@@ -19,5 +19,6 @@ const struct ctl_command ctl_cmd_pause = {
 	.name = "pause",
 	.usage = "pause -d DB [--now T]",
 	.summary = "stop the campaign clock (no deadline passes)",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

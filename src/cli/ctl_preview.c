@@ -19,5 +19,6 @@ const struct ctl_command ctl_cmd_preview = {
 	.name = "preview",
 	.usage = "preview -d DB [--now T]",
 	.summary = "show what processing the current step would do",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

@@ -19,5 +19,6 @@ const struct ctl_command ctl_cmd_process = {
 	.name = "process",
 	.usage = "process -d DB [--now T] STEP",
 	.summary = "process the current step now (named, to be sure)",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

@@ -17,13 +17,15 @@ const struct ctl_command ctl_cmd_publish = {
 	.name = "publish",
 	.usage = "publish -d DB [--templates DIR] OUTDIR",
 	.summary = "write the web diary (pages, maps, chart, Atom feed) into OUTDIR",
+	.options = "  -d, --database DB     the campaign database\n"
+		    "  -t, --templates DIR   the page templates' folder\n",
 	.run = run_publish,
 };
 
 static void warn(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "campaignctl: warning: %s\n", msg);
+	fprintf(stderr, "%s: warning: %s\n", ctl_prog, msg);
 }
 
 static int run_publish(int argc, char **argv)
@@ -64,7 +66,7 @@ static int run_publish(int argc, char **argv)
 	char *err = NULL;
 	int status = store_open(db, STORE_READONLY, &s, &err);
 	if (status != STORE_OK) {
-		fprintf(stderr, "campaignctl: %s\n", err ? err : db);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err ? err : db);
 		free(err);
 		return store_status_exit_code(status);
 	}
@@ -74,7 +76,7 @@ static int run_publish(int argc, char **argv)
 	templates_free(t);
 	store_close(s);
 	if (rc != 0) {
-		fprintf(stderr, "campaignctl: %s\n", err);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err);
 		free(err);
 		return EX_CANTCREAT;
 	}

@@ -19,5 +19,6 @@ const struct ctl_command ctl_cmd_remove_player = {
 	.name = "remove-player",
 	.usage = "remove-player -d DB PLAYER",
 	.summary = "a player leaves without replacement (provinces neutral)",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

@@ -61,7 +61,7 @@ static char *load_partial(void *ctx, const char *name)
 {
 	const struct partial_dir *pd = ctx;
 	if (!partial_name_ok(name)) {
-		fprintf(stderr, "campaignctl render: warning: partial name \"%s\" leaves the partials folder; rendered as empty\n",
+		fprintf(stderr, "%s: warning: partial name \"%s\" leaves the partials folder; rendered as empty\n", ctl_prog,
 			name);
 		return NULL;
 	}
@@ -69,7 +69,7 @@ static char *load_partial(void *ctx, const char *name)
 	size_t len;
 	char *text = read_file(path, &len);
 	if (!text)
-		fprintf(stderr, "campaignctl render: warning: partial \"%s\" not found (%s: %s); rendered as empty\n",
+		fprintf(stderr, "%s: warning: partial \"%s\" not found (%s: %s); rendered as empty\n", ctl_prog,
 			name, path, strerror(errno));
 	free(path);
 	return text;
@@ -89,6 +89,8 @@ const struct ctl_command ctl_cmd_render = {
 	.name = "render",
 	.usage = "render TEMPLATE --data JSON [--partials DIR]",
 	.summary = "render a Mustache template with JSON data to standard output",
+	.options = "      --data JSON       the data, a JSON file\n"
+		    "      --partials DIR    where the partials are\n",
 	.run = run_render,
 };
 
@@ -108,12 +110,12 @@ static int run_render(int argc, char **argv)
 		} else if (strncmp(argv[i], "--partials=", 11) == 0) {
 			partials_dir = argv[i] + 11;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			fprintf(stderr, "campaignctl render: unknown or incomplete option \"%s\"\n", argv[i]);
+			fprintf(stderr, "%s: unknown or incomplete option \"%s\"\n", ctl_prog, argv[i]);
 			return ctl_usage(&ctl_cmd_render);
 		} else if (!template_path) {
 			template_path = argv[i];
 		} else {
-			fprintf(stderr, "campaignctl render: only one template, please (\"%s\"?)\n", argv[i]);
+			fprintf(stderr, "%s: only one template, please (\"%s\"?)\n", ctl_prog, argv[i]);
 			return ctl_usage(&ctl_cmd_render);
 		}
 	}
@@ -130,13 +132,13 @@ static int run_render(int argc, char **argv)
 	size_t len;
 	text = read_file(template_path, &len);
 	if (!text) {
-		fprintf(stderr, "campaignctl render: cannot read %s: %s\n", template_path, strerror(errno));
+		fprintf(stderr, "%s: cannot read %s: %s\n", ctl_prog, template_path, strerror(errno));
 		rc = EX_NOINPUT;
 		goto done;
 	}
 	FILE *df = fopen(data_path, "rb");
 	if (!df) {
-		fprintf(stderr, "campaignctl render: cannot read %s: %s\n", data_path, strerror(errno));
+		fprintf(stderr, "%s: cannot read %s: %s\n", ctl_prog, data_path, strerror(errno));
 		rc = EX_NOINPUT;
 		goto done;
 	}
@@ -174,7 +176,7 @@ static int run_render(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		rc = EX_IOERR;
 	if (rc == EX_IOERR)
-		fprintf(stderr, "campaignctl render: cannot write the output: %s\n", strerror(errno));
+		fprintf(stderr, "%s: cannot write the output: %s\n", ctl_prog, strerror(errno));
 done:
 	strbuf_free(&out);
 	mustache_free(t);

@@ -55,5 +55,8 @@ const struct ctl_command ctl_cmd_replace_player = {
 	.name = "replace-player",
 	.usage = "replace-player -d DB PLAYER --email ADDR [--name NAME]",
 	.summary = "hand a nation to a new player (new password printed)",
+	.options = CTL_YEAR_HELP
+		    "      --email ADDR      the new player's address\n"
+		    "      --name NAME       the new player's name\n",
 	.run = run,
 };

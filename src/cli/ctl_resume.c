@@ -19,5 +19,6 @@ const struct ctl_command ctl_cmd_resume = {
 	.name = "resume",
 	.usage = "resume -d DB [--now T]",
 	.summary = "start the campaign clock again",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

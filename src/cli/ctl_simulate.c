@@ -21,6 +21,9 @@ const struct ctl_command ctl_cmd_simulate = {
 	.name = "simulate",
 	.usage = "simulate SCENARIO [--json] [--seed HEX] [--keep-going]",
 	.summary = "play a scenario of orders offline and print the events",
+	.options = "  -j, --json            the result as JSON\n"
+		    "  -s, --seed HEX        the dice seed (64 hex digits)\n"
+		    "  -k, --keep-going      go on after a failed expectation\n",
 	.run = run_simulate,
 };
 
@@ -105,7 +108,7 @@ static int run_simulate(int argc, char **argv)
 			break;
 		case 's':
 			if (!dice_seed_from_hex(optarg, opt.seed)) {
-				fprintf(stderr, "campaignctl: --seed takes 64 hexadecimal digits\n");
+				fprintf(stderr, "%s: --seed takes 64 hexadecimal digits\n", ctl_prog);
 				return EX_USAGE;
 			}
 			opt.use_seed = true;
@@ -131,7 +134,7 @@ static int run_simulate(int argc, char **argv)
 	size_t len = 0;
 	char *text = read_file(path, &len);
 	if (!text) {
-		fprintf(stderr, "campaignctl: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, path, strerror(errno));
 		return EX_NOINPUT;
 	}
 	struct diag_list diags = {0};
@@ -169,7 +172,7 @@ static int run_simulate(int argc, char **argv)
 	int rc = json ? print_json(&log, c) : print_summary(&log, c);
 	event_log_free(&log);
 	if (rc != 0 || fflush(stdout) != 0 || ferror(stdout)) {
-		perror("campaignctl: standard output");
+		fprintf(stderr, "%s: standard output: %s\n", ctl_prog, strerror(errno));
 		status = EX_IOERR;
 	} else if (st != SCENARIO_OK) {
 		status = EX_DATAERR;

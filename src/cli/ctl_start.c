@@ -34,7 +34,7 @@ static int run(int argc, char **argv)
 	if (o.bad || optind != argc)
 		return ctl_usage(&ctl_cmd_start);
 	if (sodium_init() < 0) {
-		fprintf(stderr, "campaignctl: libsodium could not be initialised\n");
+		fprintf(stderr, "%s: libsodium could not be initialised\n", ctl_prog);
 		return EX_SOFTWARE;
 	}
 	struct ctl_year y;
@@ -53,5 +53,7 @@ const struct ctl_command ctl_cmd_start = {
 	.name = "start",
 	.usage = "start -d DB [--seed HEX] [--now T]",
 	.summary = "start the campaign: the first year, the sequence announced",
+	.options = CTL_YEAR_HELP
+		    "      --seed HEX        the year's dice seed (64 hex digits; for tests)\n",
 	.run = run,
 };

@@ -9,6 +9,7 @@
 #include "base/util.h"
 
 #include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,9 @@ const struct ctl_command ctl_cmd_status = {
 	.name = "status",
 	.usage = "status -d DB [--json] [--now EPOCH]",
 	.summary = "show the campaign: provinces, armies, prestige, sieges",
+	.options = "  -d, --database DB     the campaign database\n"
+		    "  -j, --json            the state as JSON\n"
+		    "  -n, --now EPOCH       the time to report for (seconds since the epoch)\n",
 	.run = run_status,
 };
 
@@ -307,8 +311,8 @@ static int run_status(int argc, char **argv)
 			char *end = NULL;
 			now = strtoll(optarg, &end, 10);
 			if (!*optarg || *end || now < 0) {
-				fprintf(stderr, "campaignctl: --now wants seconds since the epoch, "
-						"not \"%s\"\n", optarg);
+				fprintf(stderr, "%s: --now wants seconds since the epoch, "
+						"not \"%s\"\n", ctl_prog, optarg);
 				return EX_USAGE;
 			}
 			break;
@@ -348,7 +352,7 @@ static int run_status(int argc, char **argv)
 	store_close(s);
 	if (status != STORE_OK) {
 		campaign_free(c);
-		fprintf(stderr, "campaignctl: %s\n", err ? err : db);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err ? err : db);
 		free(err);
 		return store_status_exit_code(status);
 	}
@@ -368,7 +372,7 @@ static int run_status(int argc, char **argv)
 	free(step);
 	campaign_free(c);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		perror("campaignctl: standard output");
+		fprintf(stderr, "%s: standard output: %s\n", ctl_prog, strerror(errno));
 		return EX_IOERR;
 	}
 	return EX_OK;

@@ -19,5 +19,6 @@ const struct ctl_command ctl_cmd_undo = {
 	.name = "undo",
 	.usage = "undo -d DB [--now T]",
 	.summary = "undo the last step (and pause the campaign)",
+	.options = CTL_YEAR_HELP,
 	.run = run,
 };

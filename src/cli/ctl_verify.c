@@ -75,7 +75,7 @@ static int run(int argc, char **argv)
 	char *err = NULL;
 	int rc = store_open(o.database, STORE_READONLY, &s, &err);
 	if (rc != STORE_OK) {
-		fprintf(stderr, "campaignctl: %s\n", err);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err);
 		free(err);
 		return store_status_exit_code(rc);
 	}
@@ -83,7 +83,7 @@ static int run(int argc, char **argv)
 	size_t n = 0;
 	int bad = 0;
 	if (store_dice_years(s, &rows, &n, &err) != STORE_OK) {
-		fprintf(stderr, "campaignctl: %s\n", err);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err);
 		free(err);
 		store_close(s);
 		return EX_IOERR;
@@ -96,7 +96,7 @@ static int run(int argc, char **argv)
 		}
 		json_t *events = NULL;
 		if (store_events(s, rows[i].year, &events, &err) != STORE_OK) {
-			fprintf(stderr, "campaignctl: %s\n", err);
+			fprintf(stderr, "%s: %s\n", ctl_prog, err);
 			free(err);
 			err = NULL;
 			bad++;
@@ -120,5 +120,6 @@ const struct ctl_command ctl_cmd_verify = {
 	.name = "verify",
 	.usage = "verify -d DB",
 	.summary = "re-derive every roll of the revealed years from their seeds",
+	.options = "  -d, --database DB     the campaign database\n",
 	.run = run,
 };

@@ -27,7 +27,7 @@ bool ctl_year_option(struct ctl_year_opts *o, int ch, const char *arg)
 	case CTL_OPT_NOW:
 		o->now = strtoll(arg, &end, 10);
 		if (!*arg || *end || o->now < 0) {
-			fprintf(stderr, "campaignctl: --now wants seconds since the epoch, not \"%s\"\n",
+			fprintf(stderr, "%s: --now wants seconds since the epoch, not \"%s\"\n", ctl_prog,
 				arg);
 			o->bad = true;
 		}
@@ -49,13 +49,13 @@ int ctl_year_open(struct ctl_year *y, const struct ctl_year_opts *o)
 	}
 	const char *db = o->database ? o->database : y->cfg ? y->cfg->database : NULL;
 	if (!db) {
-		fprintf(stderr, "campaignctl: name the database with -d DB (or -c CONFIG)\n");
+		fprintf(stderr, "%s: name the database with -d DB (or -c CONFIG)\n", ctl_prog);
 		return EX_USAGE;
 	}
 	char *err = NULL;
 	int rc = store_open(db, 0, &y->store, &err);
 	if (rc != STORE_OK) {
-		fprintf(stderr, "campaignctl: %s\n", err);
+		fprintf(stderr, "%s: %s\n", ctl_prog, err);
 		free(err);
 		return store_status_exit_code(rc);
 	}
@@ -93,7 +93,7 @@ int ctl_year_finish(int rc, char *report, char *err)
 {
 	int code = EX_OK;
 	if (rc < 0) {
-		fprintf(stderr, "campaignctl: %s\n", err ? err : "failed");
+		fprintf(stderr, "%s: %s\n", ctl_prog, err ? err : "failed");
 		code = err && strstr(err, "busy") ? EX_TEMPFAIL : EX_SOFTWARE;
 	} else {
 		if (report)

@@ -26,6 +26,15 @@ enum { CTL_OPT_ADDRESS = 1000, CTL_OPT_TEMPLATES, CTL_OPT_NOW };
 	{"templates", required_argument, NULL, CTL_OPT_TEMPLATES},             \
 	{"now", required_argument, NULL, CTL_OPT_NOW}
 
+/* Their lines in a command's --help. */
+#define CTL_YEAR_HELP                                                                      \
+	"  -d, --database DB     the campaign database\n"                                  \
+	"  -c, --config FILE     the daemon's configuration: its database, address and\n"  \
+	"                        templates\n"                                               \
+	"      --address ADDR    the campaign's address for the mail queued\n"            \
+	"      --templates DIR   the mail templates' folder\n"                             \
+	"      --now T           act as if it were T (seconds since the epoch)\n"
+
 struct ctl_year_opts {
 	const char *database;
 	const char *config;

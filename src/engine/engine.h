@@ -169,7 +169,8 @@ enum engine_action {
 	ENGINE_ACT_BATTLE_RESULT,  /* arg: the result lines (BATTLE AT ...) */
 	ENGINE_ACT_REPLACE_PLAYER, /* arg: key; name, email: the new person */
 	ENGINE_ACT_REMOVE_PLAYER,  /* arg: key */
-	ENGINE_ACT_INVITE,         /* new passwords, rules and reference to everyone */
+	ENGINE_ACT_INVITE,         /* new passwords, rules and reference to everyone;
+				      arg: a player's key, that player only */
 };
 
 struct engine_action_request {

@@ -348,6 +348,11 @@ char *yctx_status_text(struct yctx *y)
 {
 	struct strbuf sb = {0};
 	char name[256], when[64];
+	if (y->st.step == YEAR_IDLE) {
+		strbuf_printf(&sb, "Year %d: not started yet (campaignctl start begins it).\n",
+			      y->c->year);
+		return strbuf_take(&sb);
+	}
 	year_step_name(&y->st, y->c, name, sizeof name);
 	char *what = year_step_describe(&y->st, y->c);
 	strbuf_printf(&sb, "Year %d, %s phase. Step: %s%s.\nWaiting for %s.\n", y->c->year,

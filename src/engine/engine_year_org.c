@@ -83,7 +83,8 @@ static char *battle_lines_text(const struct order_set *set, const struct campaig
 	return strbuf_take(&sb);
 }
 
-static int invite(struct yctx *y, struct strbuf *out)
+/* only: the one player to invite again, or NO_INDEX for every player */
+static int invite(struct yctx *y, int only, struct strbuf *out)
 {
 	struct campaign *c = y->c;
 	char *map = map_svg(c, NULL);
@@ -92,6 +93,8 @@ static int invite(struct yctx *y, struct strbuf *out)
 	int rc = 0;
 	for (size_t p = 0; p < c->player_count && rc == 0; p++) {
 		const struct player *pl = &c->players[p];
+		if (only != NO_INDEX && (int)p != only)
+			continue;
 		if (pl->status != PLAYER_ACTIVE || !pl->email || !*pl->email)
 			continue;
 		char password[20], *err = NULL;
@@ -370,12 +373,33 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		year_advance(&y.run);
 		break;
 	}
-	case ENGINE_ACT_INVITE:
-		if (invite(&y, &out) != 0)
+	case ENGINE_ACT_INVITE: {
+		if (!req->arg) {
+			if (invite(&y, NO_INDEX, &out) != 0)
+				goto done;
+			yctx_announce(&y, "invite", "every player was sent a new password, the rules "
+						    "summary and the orders reference");
+			break;
+		}
+		/* one player's password reset: only that player is mailed; the
+		 * others are not told (the event log keeps it) */
+		int p = campaign_find_player(c, req->arg);
+		if (p < 0) {
+			snprintf(why, sizeof why, "no player \"%s\"", req->arg);
+			break;
+		}
+		if (c->players[p].status != PLAYER_ACTIVE || !c->players[p].email ||
+		    !*c->players[p].email) {
+			snprintf(why, sizeof why, "%s has no mail address to send a password to",
+				 c->players[p].key);
+			break;
+		}
+		if (invite(&y, p, &out) != 0)
 			goto done;
-		yctx_announce(&y, "invite", "every player was sent a new password, the rules summary "
-					    "and the orders reference");
+		event_emit(&y.log, "organiser", RULE_GAME_YEAR, "{s:s, s:s}", "action", "invite",
+			   "detail", c->players[p].key);
 		break;
+	}
 	}
 	if (why[0]) {
 		strbuf_printf(&out, "refused: %s\n", why);

@@ -707,6 +707,52 @@ static void test_time_zone(void **state)
 	free(tz_before);
 }
 
+/* campaignctl invite --player KEY: a new password for that player only, in a
+ * mail to him alone; the others keep theirs and get nothing; the password is
+ * in no report. */
+static void test_invite_one_player(void **state)
+{
+	struct test_engine *f = *state;
+	start(f);
+	size_t before = outbox_with(f, NULL);
+	struct engine_action_request req = {.action = ENGINE_ACT_INVITE, .arg = "France"};
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_action(f->engine, &req, NOW + HOUR, &report, &err), 0);
+	assert_non_null(report);
+	assert_non_null(strstr(report, "invited france <charles@example.org>"));
+	assert_null(strstr(report, "assword:"));
+	free(report);
+	assert_int_equal(outbox_with(f, NULL), before + 1);
+	assert_int_equal(outbox_containing(f, "your invitation and password"), 1);
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
+			 STORE_OK);
+	for (size_t i = 0; i < n; i++)
+		if (strstr(items[i].raw, "your invitation and password")) {
+			assert_non_null(strstr(items[i].raw, "charles@example.org"));
+			assert_null(strstr(items[i].raw, "philippe@example.org"));
+		}
+	store_outbox_items_free(items, n);
+	assert_int_equal(outbox_with(f, "1450: the organiser: invite"), 0);
+	assert_false(store_check_password(f->store, "france", FRANCE_PW, NULL));
+	assert_true(store_check_password(f->store, "burgundy", BURGUNDY_PW, NULL));
+
+	/* an unknown player is refused; nothing is queued */
+	req.arg = "savoy";
+	assert_int_equal(engine_action(f->engine, &req, NOW + HOUR, &report, &err), 1);
+	assert_non_null(strstr(report, "no player \"savoy\""));
+	free(report);
+	assert_int_equal(outbox_with(f, NULL), before + 1);
+
+	/* without --player: everyone, and the players are told */
+	assert_int_equal(action(f, ENGINE_ACT_INVITE, NULL, NOW + 2 * HOUR), 0);
+	/* two invitations, the announcement to both players and the organiser */
+	assert_int_equal(outbox_with(f, "1450: the organiser: invite"), 3);
+	assert_int_equal(outbox_with(f, NULL), before + 1 + 2 + 3);
+	assert_false(store_check_password(f->store, "burgundy", BURGUNDY_PW, NULL));
+}
+
 /* The map goes with the turn's mails and the diary; the diary has an HTML
  * part in which every text is escaped. */
 static void test_map_and_html_diary(void **state)
@@ -981,6 +1027,7 @@ int main(void)
 		T(test_losses_first_by_mail, setup),
 		T(test_knocked_out, setup),
 		T(test_time_zone, setup_paris),
+		T(test_invite_one_player, setup),
 		T(test_map_and_html_diary, setup),
 		T(test_allies_standing_order, setup_three),
 		T(test_allies_asked, setup_three),
