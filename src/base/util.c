@@ -354,3 +354,47 @@ bool half_ap_parse(const char *s, int *half_ap)
 	*half_ap = (int)whole * 2 + half;
 	return true;
 }
+
+/* Why `s` is not an address we can mail, or NULL if it is one. Deliberately
+ * plain (name@domain.tld): what organisers type, not all of RFC 5322. */
+const char *address_problem(const char *s)
+{
+	const char *at = strchr(s, '@');
+	if (!*s)
+		return "is empty";
+	if (strlen(s) > 254)
+		return "is too long";
+	if (!at)
+		return "has no '@'";
+	if (strchr(at + 1, '@'))
+		return "has more than one '@'";
+	if (at == s)
+		return "has nothing before the '@'";
+	for (const char *p = s; p < at; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if (ch <= ' ' || ch >= 0x7f || strchr("<>()[]\\,;:\"", ch))
+			return "has a character that cannot appear in an address";
+	}
+	const char *dom = at + 1;
+	if (!*dom)
+		return "has nothing after the '@'";
+	if (!strchr(dom, '.'))
+		return "has a domain without a dot";
+	size_t label = 0;
+	for (const char *p = dom;; p++) {
+		if (*p == '.' || *p == '\0') {
+			if (label == 0 || p[-1] == '-')
+				return "has a malformed domain";
+			if (*p == '\0')
+				break;
+			label = 0;
+			continue;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '-')
+			return "has a character that cannot appear in a domain";
+		if (label == 0 && *p == '-')
+			return "has a malformed domain";
+		label++;
+	}
+	return NULL;
+}

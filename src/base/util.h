@@ -56,6 +56,11 @@ int name_lookup(const char *query, const char *const *names, size_t n, int *sugg
 
 /* Trim ASCII whitespace at both ends in place; returns s. */
 char *str_trim(char *s);
+
+/* Why `s` is not a bare mail address we can use (name@domain.tld, no
+ * display name, no brackets), as a phrase ("has no '@'"), or NULL if it is
+ * one. Deliberately plain: what organisers type, not all of RFC 5322. */
+const char *address_problem(const char *s);
 bool str_starts_with_ci(const char *s, const char *prefix);
 
 /* Army points are counted in halves (DBM has 3.5 AP elements).

@@ -154,6 +154,7 @@ static struct mail_sink *make_sink(const struct conf *cfg)
 			.host = cfg->smtp_host,
 			.port = (uint16_t)cfg->smtp_port,
 			.tls = tls_of(cfg->smtp_tls),
+			.ca_file = cfg->smtp_ca_file,
 			.insecure = cfg->smtp_insecure,
 			.user = cfg->smtp_user,
 			.password = cfg->smtp_password,

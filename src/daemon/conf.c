@@ -53,6 +53,7 @@ static const struct key_def keys[] = {
 	{"smtp-password", K_STRING, S(smtp_password), 0, 0},
 	{"smtp-password-file", K_PATH, S(smtp_password_file), 0, 0},
 	{"smtp-insecure", K_BOOL, S(smtp_insecure), 0, 0},
+	{"smtp-ca-file", K_PATH, S(smtp_ca_file), 0, 0},
 	{"max-message-size", K_INT, S(max_message_bytes), 1024, INT_MAX},
 	{"max-mime-depth", K_INT, S(max_mime_depth), 1, 200},
 	{"max-mime-parts", K_INT, S(max_mime_parts), 10, 100000},
@@ -67,8 +68,8 @@ const char *const conf_keys[] = {
 	"imap-port", "imap-tls", "imap-user", "imap-password", "imap-password-file",
 	"imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
 	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
-	"smtp-password-file", "smtp-insecure", "max-message-size", "max-mime-depth",
-	"max-mime-parts", "rate-limit", NULL,
+	"smtp-password-file", "smtp-insecure", "smtp-ca-file", "max-message-size",
+	"max-mime-depth", "max-mime-parts", "rate-limit", NULL,
 };
 
 static void conf_defaults(struct conf *cfg)
@@ -114,6 +115,28 @@ static bool parse_enum(const char *v, const char *const *names, int *out)
 	return false;
 }
 
+/* Values that end up in every mail's headers: one that cannot be used would
+ * stop all mail, so they are refused here, where the organiser sees them. */
+static void check_string(const struct key_def *k, const char *value, const char *filename,
+			 int line, struct diag_list *diags)
+{
+	if (k->offset == offsetof(struct conf, campaign_address)) {
+		const char *problem = address_problem(value);
+		if (problem)
+			diag_add(diags, DIAG_ERROR, filename, line,
+				 "campaign-address \"%s\" %s: write the bare address, e.g. "
+				 "campaign@example.org (the name goes in campaign-from-name)",
+				 value, problem);
+	} else if (k->offset == offsetof(struct conf, campaign_from_name)) {
+		for (const unsigned char *p = (const unsigned char *)value; *p; p++)
+			if (*p < ' ' || *p == 0x7f) {
+				diag_add(diags, DIAG_ERROR, filename, line,
+					 "campaign-from-name has a control character");
+				return;
+			}
+	}
+}
+
 static void set_key(struct conf *cfg, const struct key_def *k, const char *value,
 		    const char *filename, int line, const char *base_dir, struct diag_list *diags)
 {
@@ -126,6 +149,7 @@ static void set_key(struct conf *cfg, const struct key_def *k, const char *value
 	case K_STRING:
 		free(*(char **)field);
 		*(char **)field = xstrdup(value);
+		check_string(k, value, filename, line, diags);
 		break;
 	case K_PATH:
 		free(*(char **)field);
@@ -171,6 +195,10 @@ static void set_key(struct conf *cfg, const struct key_def *k, const char *value
 				 "%s must be implicit, starttls or none, not \"%s\"", k->name, value);
 		else
 			*(enum conf_tls *)field = (enum conf_tls)e;
+		if (k->offset == offsetof(struct conf, smtp_tls))
+			cfg->smtp_tls_line = line;
+		else
+			cfg->imap_tls_line = line;
 		break;
 	}
 }
@@ -197,13 +225,19 @@ static const struct key_def *find_key(const char *name, int *suggestion)
 	return NULL;
 }
 
+static bool host_is_loopback(const char *host)
+{
+	return strcmp(host, "127.0.0.1") == 0 || strcmp(host, "::1") == 0 ||
+	       strcasecmp(host, "localhost") == 0;
+}
+
 static void check_required(struct conf *cfg, const char *filename, struct diag_list *diags)
 {
 	if (!cfg->database)
 		diag_add(diags, DIAG_ERROR, filename, 0, "missing \"database\" (the campaign's SQLite file)");
-	if (!cfg->campaign_address || !strchr(cfg->campaign_address, '@'))
+	if (!cfg->campaign_address)
 		diag_add(diags, DIAG_ERROR, filename, 0,
-			 "missing or malformed \"campaign-address\" (the address players write to)");
+			 "missing \"campaign-address\" (the address players write to)");
 	if (cfg->source == SOURCE_MAILDIR && !cfg->maildir)
 		diag_add(diags, DIAG_ERROR, filename, 0, "source = maildir needs \"maildir\"");
 	if (cfg->source == SOURCE_IMAP) {
@@ -227,6 +261,16 @@ static void check_required(struct conf *cfg, const char *filename, struct diag_l
 	if (cfg->log_target && strcmp(cfg->log_target, "stderr") && strcmp(cfg->log_target, "syslog"))
 		diag_add(diags, DIAG_ERROR, filename, 0,
 			 "log-target must be stderr or syslog, not \"%s\"", cfg->log_target);
+	if (cfg->sink == SINK_SMTP && cfg->smtp_tls == TLS_NONE && cfg->smtp_user &&
+	    cfg->smtp_host && !host_is_loopback(cfg->smtp_host))
+		diag_add(diags, DIAG_WARNING, filename, cfg->smtp_tls_line,
+			 "smtp-tls = none with smtp-user: the SMTP password crosses the network "
+			 "in clear (use starttls or implicit)");
+	if (cfg->source == SOURCE_IMAP && cfg->imap_tls == TLS_NONE && cfg->imap_host &&
+	    !host_is_loopback(cfg->imap_host))
+		diag_add(diags, DIAG_WARNING, filename, cfg->imap_tls_line,
+			 "imap-tls = none: the IMAP password crosses the network in clear "
+			 "(use starttls or implicit)");
 	if (!cfg->imap_port)
 		cfg->imap_port = cfg->imap_tls == TLS_IMPLICIT ? 993 : 143;
 	if (!cfg->smtp_port)
@@ -317,7 +361,7 @@ void conf_free(struct conf *cfg)
 		&cfg->maildir, &cfg->processed_folder, &cfg->quarantine_folder, &cfg->imap_host, &cfg->imap_user,
 		&cfg->imap_password, &cfg->imap_password_file, &cfg->imap_folder,
 		&cfg->imap_ca_file, &cfg->outbox_dir, &cfg->smtp_host, &cfg->smtp_user,
-		&cfg->smtp_password, &cfg->smtp_password_file,
+		&cfg->smtp_password, &cfg->smtp_password_file, &cfg->smtp_ca_file,
 	};
 	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) {
 		if (*strings[i] && (strings[i] == &cfg->imap_password ||

@@ -36,6 +36,7 @@ struct conf {
 	char *imap_password_file;
 	char *imap_folder;
 	char *imap_ca_file;
+	int imap_tls_line;     /* where imap-tls was set (0: the default) */
 	bool imap_insecure;    /* accept an unverified certificate (loudly logged) */
 	int poll_seconds;      /* when IDLE is not offered, or for a Maildir */
 
@@ -48,6 +49,8 @@ struct conf {
 	char *smtp_password;
 	char *smtp_password_file;
 	bool smtp_insecure;
+	char *smtp_ca_file;    /* PEM file of trusted CAs (a private CA), or NULL */
+	int smtp_tls_line;     /* where smtp-tls was set (0: the default) */
 
 	size_t max_message_bytes;
 	int max_mime_depth;      /* MIME containers nested deeper: refused unread */

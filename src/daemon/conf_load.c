@@ -64,6 +64,19 @@ struct conf *conf_load(const char *path, struct diag_list *diags)
 	if (cfg->smtp_password_file)
 		load_secret(cfg->smtp_password_file, &cfg->smtp_password, "smtp-password-file",
 			    path, diags);
+	const char *ca_files[][2] = {{"imap-ca-file", cfg->imap_ca_file},
+				     {"smtp-ca-file", cfg->smtp_ca_file}};
+	for (size_t i = 0; i < 2; i++) {
+		char *pem = ca_files[i][1] ? file_read_all(ca_files[i][1], 16 * 1024 * 1024, &len)
+					   : NULL;
+		if (ca_files[i][1] && !pem)
+			diag_add(diags, DIAG_ERROR, path, 0, "%s: cannot read %s: %s",
+				 ca_files[i][0], ca_files[i][1], strerror(errno));
+		else if (pem && !strstr(pem, "-----BEGIN CERTIFICATE-----"))
+			diag_add(diags, DIAG_ERROR, path, 0, "%s: %s holds no PEM certificate",
+				 ca_files[i][0], ca_files[i][1]);
+		free(pem);
+	}
 	if (diags->errors > before) {
 		conf_free(cfg);
 		return NULL;

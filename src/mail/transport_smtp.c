@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -197,5 +198,10 @@ struct mail_sink *transport_smtp_sink_new(const struct smtp_sink_config *cfg)
 		transport_logf(&s->log, TRANSPORT_LOG_WARNING,
 			       "%s: INSECURE: the server's certificate will not be checked "
 			       "because insecure is set", s->url);
+	if (s->tls == TRANSPORT_TLS_NONE && s->user && strcmp(host, "127.0.0.1") &&
+	    strcmp(host, "::1") && strcasecmp(host, "localhost"))
+		transport_logf(&s->log, TRANSPORT_LOG_WARNING,
+			       "%s: INSECURE: no TLS; the password crosses the network in clear",
+			       s->url);
 	return mail_sink_new(&smtp_sink_ops, s);
 }

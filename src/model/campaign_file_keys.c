@@ -164,49 +164,6 @@ static bool parse_coordinate(const char *s, double *out)
 	return true;
 }
 
-/* Why `s` is not an address we can mail, or NULL if it is one. Deliberately
- * plain (name@domain.tld): what organisers type, not all of RFC 5322. */
-static const char *email_problem(const char *s)
-{
-	const char *at = strchr(s, '@');
-	if (!*s)
-		return "is empty";
-	if (strlen(s) > 254)
-		return "is too long";
-	if (!at)
-		return "has no '@'";
-	if (strchr(at + 1, '@'))
-		return "has more than one '@'";
-	if (at == s)
-		return "has nothing before the '@'";
-	for (const char *p = s; p < at; p++) {
-		unsigned char ch = (unsigned char)*p;
-		if (ch <= ' ' || ch >= 0x7f || strchr("<>()[]\\,;:\"", ch))
-			return "has a character that cannot appear in an address";
-	}
-	const char *dom = at + 1;
-	if (!*dom)
-		return "has nothing after the '@'";
-	if (!strchr(dom, '.'))
-		return "has a domain without a dot";
-	size_t label = 0;
-	for (const char *p = dom;; p++) {
-		if (*p == '.' || *p == '\0') {
-			if (label == 0 || p[-1] == '-')
-				return "has a malformed domain";
-			if (*p == '\0')
-				break;
-			label = 0;
-			continue;
-		}
-		if (!isalnum((unsigned char)*p) && *p != '-')
-			return "has a character that cannot appear in a domain";
-		if (label == 0 && *p == '-')
-			return "has a malformed domain";
-		label++;
-	}
-	return NULL;
-}
 
 /* -------------------------------------------------------- [campaign] keys */
 
@@ -300,7 +257,7 @@ void cf_campaign_key(struct parser *ps, int key, char *value, int line)
 		*gt = '\0';
 		char *who = cf_unquote(str_trim(value));
 		char *addr = str_trim(lt + 1);
-		const char *problem = email_problem(addr);
+		const char *problem = address_problem(addr);
 		if (!*who) {
 			cf_error(ps, line, "organiser needs a name before <%s>", addr);
 			break;
@@ -774,7 +731,7 @@ void cf_player_key(struct parser *ps, int key, char *value, int line)
 			value[strlen(value) - 1] = '\0';
 			value = str_trim(value + 1);
 		}
-		problem = email_problem(value);
+		problem = address_problem(value);
 		if (problem) {
 			cf_error(ps, line, "email \"%s\" %s (expected name@domain, e.g. "
 			         "jean@example.org)", value, problem);

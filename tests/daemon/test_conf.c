@@ -153,6 +153,79 @@ static void test_load_refuses_readable_password(void **state)
 	free(cfgpath);
 }
 
+/* An address that cannot be mailed would stop every reply: refused at its line. */
+static void test_addresses_checked(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"Campaign <campaign@example.org>", "campaign@example.org>", "campaign",
+		"campaign@@example.org", "camp aign@example.org", "campaign@localhost",
+		"campaign@example.org, other@example.org", "campaign@exa_mple.org",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct diag_list dl = {0};
+		char *text = xasprintf("database = c.db\n\ncampaign-address = %s\noutbox = o\n"
+				       "maildir = m\n", bad[i]);
+		struct conf *c = parse(text, &dl);
+		if (c)
+			fail_msg("campaign-address \"%s\" was accepted", bad[i]);
+		const struct diag *d = diag_find(&dl, "campaign-address");
+		assert_non_null(d);
+		assert_int_equal(d->line, 3);
+		assert_string_equal(d->file, "campaignd.conf");
+		free(text);
+		diag_free(&dl);
+	}
+	struct diag_list dl = {0};
+	struct conf *c = parse("database = c.db\ncampaign-address = campaign@example.org\n"
+			       "campaign-from-name = The Campaign\rBcc: x@evil.example\n"
+			       "outbox = o\nmaildir = m\n", &dl);
+	assert_null(c);
+	assert_int_equal(diag_find(&dl, "control character")->line, 3);
+	diag_free(&dl);
+}
+
+/* A private CA without smtp-insecure; a login in clear is warned about. */
+static void test_smtp_ca_file_and_clear_login(void **state)
+{
+	(void)state;
+	struct diag_list dl = {0};
+	struct conf *c = parse("database = c.db\ncampaign-address = campaign@example.org\n"
+			       "maildir = m\nsink = smtp\nsmtp-host = mail.example.org\n"
+			       "smtp-ca-file = private-ca.pem\n", &dl);
+	assert_non_null(c);
+	assert_int_equal(dl.count, 0);
+	assert_string_equal(c->smtp_ca_file, "/etc/campaignd/private-ca.pem");
+	assert_false(c->smtp_insecure);
+	conf_free(c);
+
+	c = parse("database = c.db\ncampaign-address = campaign@example.org\n"
+		  "maildir = m\nsink = smtp\nsmtp-host = mail.example.org\n"
+		  "smtp-tls = none\nsmtp-user = campaign\nsmtp-password = x\n", &dl);
+	assert_non_null(c);
+	const struct diag *d = diag_find(&dl, "crosses the network in clear");
+	assert_non_null(d);
+	assert_int_equal(d->level, DIAG_WARNING);
+	assert_int_equal(d->line, 6);
+	conf_free(c);
+	diag_free(&dl);
+
+	/* the loopback test servers, and no login: nothing to warn about */
+	c = parse("database = c.db\ncampaign-address = campaign@example.org\n"
+		  "maildir = m\nsink = smtp\nsmtp-host = 127.0.0.1\n"
+		  "smtp-tls = none\nsmtp-user = campaign\n", &dl);
+	assert_non_null(c);
+	assert_int_equal(dl.count, 0);
+	conf_free(c);
+	c = parse("database = c.db\ncampaign-address = campaign@example.org\n"
+		  "maildir = m\nsink = smtp\nsmtp-host = mail.example.org\nsmtp-tls = none\n",
+		  &dl);
+	assert_non_null(c);
+	assert_int_equal(dl.count, 0);
+	conf_free(c);
+	diag_free(&dl);
+}
+
 /* Every key the parser knows is documented in campaignd.conf(5). */
 static void test_every_key_documented(void **state)
 {
@@ -181,6 +254,8 @@ int main(void)
 		cmocka_unit_test(test_minimal_maildir),
 		cmocka_unit_test(test_imap_smtp),
 		cmocka_unit_test(test_every_error_at_once),
+		cmocka_unit_test(test_addresses_checked),
+		cmocka_unit_test(test_smtp_ca_file_and_clear_login),
 		cmocka_unit_test(test_imap_needs_credentials),
 		cmocka_unit_test(test_load_refuses_readable_password),
 		cmocka_unit_test(test_every_key_documented),
