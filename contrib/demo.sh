@@ -16,7 +16,7 @@ rm -rf "$demo"
 mkdir -p "$demo/inbox/new" "$demo/inbox/cur" "$demo/inbox/tmp"
 cd "$demo"
 
-"$ctl" init "$src/contrib/examples/europe1450.campaign" -d campaign.db > passwords.txt
+(umask 077 && "$ctl" init "$src/contrib/examples/europe1450.campaign" -d campaign.db > passwords.txt)
 cat passwords.txt
 password() { awk -v n="$1" '$1 == n { print $NF }' passwords.txt; }
 

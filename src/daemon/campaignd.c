@@ -187,6 +187,79 @@ static bool apply_logging(const struct conf *cfg)
 	return true;
 }
 
+/* Seconds between two tries to open a busy or full database at startup, and
+ * between two log lines saying we still wait. */
+#define STARTUP_RETRY_SECONDS 2
+#define STARTUP_LOG_SECONDS 60
+
+/* Sleeps up to `seconds`; false if a stop was asked for meanwhile. */
+static bool sleep_unless_stopped(unsigned seconds)
+{
+	struct timespec ts = {(time_t)seconds, 0};
+	while (!stop_requested && nanosleep(&ts, &ts) != 0)
+		;
+	return !stop_requested;
+}
+
+/* The startup steps that need the database: open (and upgrade) it, check it
+ * holds a campaign, record our address. Another campaignctl holding the
+ * write lock, or a full disk, is waited out (logged) instead of exiting:
+ * a daemon that exits here would leave the mail unanswered until someone
+ * restarts it. Returns a sysexits code. */
+static int open_database(struct daemon *d)
+{
+	int64_t started = time(NULL), waiting_since = -1, last_log = 0;
+	for (;;) {
+		char *err = NULL;
+		int rc = STORE_OK;
+		bool exists = false;
+		if (!d->store)
+			rc = store_open(d->cfg->database, 0, &d->store, &err);
+		if (rc == STORE_OK) {
+			/* a short wait per try, so the log says at once why we wait */
+			store_set_busy_timeout(d->store, STARTUP_RETRY_SECONDS * 1000);
+			free(d->campaign_name);
+			d->campaign_name = NULL;
+			rc = store_has_campaign(d->store, &exists, &d->campaign_name, &err);
+		}
+		if (rc == STORE_OK && !exists) {
+			log_error("%s: holds no campaign (create it with campaignctl init)",
+				  d->cfg->database);
+			return EX_DATAERR;
+		}
+		/* campaignctl check-mail answers as the daemon would: it needs our address */
+		if (rc == STORE_OK)
+			rc = store_kv_set(d->store, "campaign-address", d->cfg->campaign_address, &err);
+		if (rc == STORE_OK) {
+			store_set_busy_timeout(d->store, 10000);
+			if (waiting_since >= 0)
+				log_info("%s: available again after %lld s; going on", d->cfg->database,
+					 (long long)(time(NULL) - started));
+			return EX_OK;
+		}
+		if (rc != STORE_BUSY && rc != STORE_FULL) {
+			log_error("%s%s", err ? err : d->cfg->database,
+				  rc == STORE_NOTFOUND ? " (create it with campaignctl init)" : "");
+			free(err);
+			return store_status_exit_code(rc);
+		}
+		int64_t now = time(NULL);
+		if (waiting_since < 0) {
+			waiting_since = last_log = now;
+			log_warn("%s; waiting for the database (%s) before starting", err,
+				 rc == STORE_FULL ? "free some disk space"
+						  : "another program holds its write lock");
+		} else if (now - last_log >= STARTUP_LOG_SECONDS) {
+			last_log = now;
+			log_warn("%s; still waiting (for %lld s)", err,
+				 (long long)(now - waiting_since));
+		}
+		free(err);
+		if (!sleep_unless_stopped(STARTUP_RETRY_SECONDS))
+			return EX_TEMPFAIL;
+	}
+}
+
 /* Loads the configuration and opens everything. Returns a sysexits code. */
 static int daemon_open(struct daemon *d, const char *config_path)
 {
@@ -202,28 +275,9 @@ static int daemon_open(struct daemon *d, const char *config_path)
 	diag_free(&diags);
 	apply_logging(d->cfg);
 
-	char *err = NULL;
-	int rc = store_open(d->cfg->database, 0, &d->store, &err);
-	if (rc != STORE_OK) {
-		log_error("%s%s", err,
-			  rc == STORE_NOTFOUND ? " (create it with campaignctl init)" : "");
-		free(err);
-		return store_status_exit_code(rc);
-	}
-	bool exists = false;
-	if (store_has_campaign(d->store, &exists, &d->campaign_name, &err) != STORE_OK || !exists) {
-		log_error("%s: %s", d->cfg->database,
-			  err ? err : "holds no campaign (create it with campaignctl init)");
-		free(err);
-		return EX_DATAERR;
-	}
-	log_set_context(d->campaign_name ? d->campaign_name : "campaign");
-	/* campaignctl check-mail answers as the daemon would: it needs our address */
-	if (store_kv_set(d->store, "campaign-address", d->cfg->campaign_address, &err) != STORE_OK) {
-		log_error("%s", err);
-		free(err);
-		return EX_IOERR;
-	}
+	int rc = open_database(d);
+	if (rc != EX_OK)
+		return rc;
 	d->templates = templates_new(d->cfg->templates_dir);
 	templates_set_warning(d->templates, template_warning, NULL);
 	struct engine_config ec = {

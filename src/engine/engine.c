@@ -530,7 +530,7 @@ static int reject(struct process *p, int player, const char *to_addr, const char
 	char *token = reply_token("reject", p->raw, p->len, p->uid, p->now);
 	char *subject = reply_subject(p->subject, "Your mail to the campaign");
 	struct reply r = {to_addr, to_name, subject, "rejected", data, p->info, token,
-			  MAIL_AUTO_REPLIED, NULL, 0, NULL};
+			  MAIL_AUTO_REPLIED, NULL, 0, NULL, false};
 	int rc = engine_queue_mail(p->e, &r, p->c->name, p->now, &out->reply, errstr);
 	free(token);
 	free(subject);
@@ -628,7 +628,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
 	subject = reply_subject(p->subject, "Your orders");
 	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
-			  MAIL_AUTO_REPLIED, NULL, 0, NULL};
+			  MAIL_AUTO_REPLIED, NULL, 0, NULL, false};
 	if (engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
 		goto done;
 	out->reply_to = xstrdup(pl->email);
@@ -663,7 +663,7 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 		char *token = reply_token("org", p->raw, p->len, p->uid, p->now);
 		char *subject = reply_subject(p->subject, "Your organiser orders");
 		struct reply r = {c->organiser_email, c->organiser_name, subject, "organiser-reply",
-				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL};
+				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL, true};
 		rc = engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr);
 		if (rc == 0)
 			out->reply_to = xstrdup(c->organiser_email);

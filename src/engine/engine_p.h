@@ -59,6 +59,9 @@ struct reply {
 	 * part as rendered, and "text_lines": it line by line) as the mail's
 	 * HTML alternative; a failure to render it leaves the text alone. */
 	const char *html_template;
+	/* it carries a password: its body is dropped from the outbox once it
+	 * was delivered (store_outbox_set_secret) */
+	bool secret;
 };
 
 /* Renders and queues one mail; *body_out (if not NULL) gets the rendered

@@ -87,7 +87,7 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 	char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, y->c->year);
 	struct reply r = {addr, name, subject, tpl, d, NULL, token, MAIL_AUTO_GENERATED,
 			  x ? x->attachments : NULL, x ? x->n_attachments : 0,
-			  x ? x->html_template : NULL};
+			  x ? x->html_template : NULL, false};
 	char *err = NULL;
 	int rc = engine_queue_mail(y->e, &r, y->c->name, y->now, NULL, &err);
 	if (rc != 0)

@@ -117,7 +117,7 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		char *subject = xasprintf("%s: your invitation and password",
 					  c->name ? c->name : "The campaign");
 		struct reply r = {pl->email, pl->name, subject, "invite", d, NULL, token,
-				  MAIL_AUTO_GENERATED, &att, 1, NULL};
+				  MAIL_AUTO_GENERATED, &att, 1, NULL, true};
 		if (engine_queue_mail(y->e, &r, c->name, y->now, NULL, &err) != 0) {
 			set_err(y, err);
 			rc = -1;

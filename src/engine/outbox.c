@@ -146,8 +146,13 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 		return -1;
 	}
 	char *id = mail_compose_message_id(r->token, e->domain);
-	int rc = store_outbox_add(e->store, id, r->to_addr, raw, len, now, NULL, errstr);
+	int64_t row = 0;
+	int rc = store_outbox_add(e->store, id, r->to_addr, raw, len, now, &row, errstr);
 	free(id);
+	if (rc == STORE_OK && r->secret)
+		rc = store_outbox_set_secret(e->store, row, errstr);
+	if (r->secret)
+		sodium_memzero(raw, len);
 	if (rc != STORE_OK) {
 		free(raw);
 		free(body);
@@ -194,7 +199,7 @@ static int report_failure(struct engine *e, const struct store_outbox_item *it, 
 		char *token = xasprintf("failed.%lld", (long long)it->id);
 		struct reply r = {c->organiser_email, c->organiser_name,
 				  "Undeliverable campaign mail", "delivery-failed", data, NULL,
-				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL};
+				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false};
 		char *err = NULL;
 		rc = engine_queue_mail(e, &r, c->name, now, NULL, &err);
 		if (rc != 0 && errstr)

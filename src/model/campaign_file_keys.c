@@ -164,7 +164,6 @@ static bool parse_coordinate(const char *s, double *out)
 	return true;
 }
 
-
 /* -------------------------------------------------------- [campaign] keys */
 
 static void set_duration(struct parser *ps, int line, const char *key, const char *value,

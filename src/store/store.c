@@ -6,17 +6,38 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The daemon and campaignctl share the file: a writer waits this long for
  * another one before giving up with "database is locked". */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
 /* ---------------------------------------------------------------- open */
+
+int store_create_private(const struct store *s, const char *path, bool exclusive,
+			 char **errstr)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		if (errno == EEXIST && !exclusive)
+			return STORE_OK;
+		return store_fail(s, errstr, errno == EEXIST ? STORE_EXISTS : STORE_ERROR,
+				  "cannot create %s: %s", path,
+				  errno == EEXIST ? "it exists already (a file or a link)"
+						  : strerror(errno));
+	}
+	int status = STORE_OK;
+	if (fchmod(fd, 0600) != 0)
+		status = store_fail(s, errstr, STORE_ERROR, "%s: %s", path, strerror(errno));
+	close(fd);
+	return status;
+}
 
 int store_open_at_version(const char *path, unsigned flags, int schema_version,
 			  struct store **out, char **errstr)
@@ -47,6 +68,11 @@ int store_open_at_version(const char *path, unsigned flags, int schema_version,
 			goto done;
 		}
 	}
+	if ((flags & STORE_CREATE) && !s->readonly) {
+		status = store_create_private(s, path, false, errstr);
+		if (status != STORE_OK)
+			goto done;
+	}
 	int oflags = s->readonly ? SQLITE_OPEN_READONLY
 				 : SQLITE_OPEN_READWRITE |
 					   (flags & STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
@@ -56,6 +82,7 @@ int store_open_at_version(const char *path, unsigned flags, int schema_version,
 		goto done;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
+	s->busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 
 	int64_t version = 0;
@@ -64,6 +91,10 @@ int store_open_at_version(const char *path, unsigned flags, int schema_version,
 		goto done;
 	s->version = (int)version;
 	status = store_exec(s, "PRAGMA foreign_keys = ON", errstr);
+	/* What is deleted or overwritten (a mail that held a password) is
+	 * zeroed, not left in free pages. */
+	if (status == STORE_OK)
+		status = store_exec(s, "PRAGMA secure_delete = ON", errstr);
 	if (status != STORE_OK)
 		goto done;
 	if (s->readonly) {
@@ -124,5 +155,6 @@ void store_set_pwhash_limits(struct store *s, unsigned long long opslimit, size_
 
 void store_set_busy_timeout(struct store *s, int milliseconds)
 {
+	s->busy_timeout_ms = milliseconds;
 	sqlite3_busy_timeout(s->db, milliseconds);
 }

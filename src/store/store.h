@@ -29,7 +29,7 @@
 
 /* The schema this build writes. Opening an older database upgrades it (each
  * step in its own transaction); a newer one is refused. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 enum store_status {
 	STORE_OK = 0,
@@ -41,6 +41,7 @@ enum store_status {
 	STORE_VERSION = -5,    /* written by a newer campaignd, not ours, or not
 				  a database at all */
 	STORE_MISMATCH = -6,   /* store_save_state: not the stored campaign */
+	STORE_FULL = -7,       /* the disk (or the file system's quota) is full */
 };
 
 /* The sysexits.h code a command-line tool should exit with after `status`. */
@@ -201,6 +202,14 @@ struct store_outbox_item {
  * the same mail is never queued twice. */
 int store_outbox_add(struct store *s, const char *message_id, const char *recipients,
 		     const char *raw, size_t raw_len, int64_t now, int64_t *id, char **errstr);
+
+/* Marks a queued message as carrying a secret (a new password): once it is
+ * sent or fails for good, its body is replaced by STORE_OUTBOX_SECRET_NOTE
+ * (the header stays, for the record) and the old bytes are zeroed in the
+ * database and its WAL file. Call it in the transaction that queued it. */
+#define STORE_OUTBOX_SECRET_NOTE \
+	"[The body of this mail was removed once it was delivered: it held a password.]\r\n"
+int store_outbox_set_secret(struct store *s, int64_t id, char **errstr);
 
 /* Queued messages due at `now` (next_attempt_at <= now), oldest due first, at
  * most `limit`: *items is a new array of *count items, freed with

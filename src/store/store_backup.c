@@ -4,20 +4,24 @@
 #include "store/store_p.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------- backup */
 
 int store_backup(struct store *s, const char *dest_path, char **errstr)
 {
 	sqlite3 *dest = NULL;
-	int rc = sqlite3_open_v2(dest_path, &dest,
-				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE,
-				 NULL);
+	/* a copy holds the same secrets (password hashes) as the original */
+	int created = store_create_private(s, dest_path, true, errstr);
+	if (created != STORE_OK)
+		return created;
+	int rc = sqlite3_open_v2(dest_path, &dest, SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK) {
 		int status =
 			store_fail(s, errstr, STORE_ERROR, "cannot create the copy %s: %s",
 				   dest_path, dest ? sqlite3_errmsg(dest) : sqlite3_errstr(rc));
 		sqlite3_close(dest);
+		unlink(dest_path);
 		return status;
 	}
 	/* The online backup copies a consistent snapshot while others write:
@@ -27,6 +31,7 @@ int store_backup(struct store *s, const char *dest_path, char **errstr)
 		int status = store_fail(s, errstr, STORE_ERROR, "backup to %s: %s", dest_path,
 					sqlite3_errmsg(dest));
 		sqlite3_close(dest);
+		unlink(dest_path);
 		return status;
 	}
 	do {
@@ -40,5 +45,7 @@ int store_backup(struct store *s, const char *dest_path, char **errstr)
 		status = store_fail(s, errstr, STORE_ERROR, "backup to %s: %s", dest_path,
 				    sqlite3_errstr(rc));
 	sqlite3_close(dest);
+	if (status != STORE_OK)
+		unlink(dest_path);
 	return status;
 }

@@ -82,6 +82,34 @@ int store_outbox_add(struct store *s, const char *message_id, const char *recipi
 	return status;
 }
 
+int store_outbox_set_secret(struct store *s, int64_t id, char **errstr)
+{
+	int changes = 0;
+	int status = store_write_begin(s, errstr);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, &changes, "UPDATE outbox SET secret = 1 WHERE id = ?",
+				   "I", id);
+	if (status == STORE_OK && changes == 0)
+		status = store_fail(s, errstr, STORE_NOTFOUND, "no outbox message %lld",
+				    (long long)id);
+	return store_write_end(s, status, errstr);
+}
+
+/* A secret mail that left the queue keeps its header (for the record) and
+ * loses its body; secure_delete zeroes the old bytes. */
+static int outbox_drop_secret_body(struct store *s, int64_t id, char **errstr)
+{
+	int changes = 0;
+	int status = store_run(s, errstr, &changes,
+			       "UPDATE outbox SET raw = CAST(CASE WHEN instr(raw, X'0D0A0D0A') > 0"
+			       " THEN substr(raw, 1, instr(raw, X'0D0A0D0A') + 3) ELSE X'' END"
+			       " || ? AS BLOB) WHERE id = ? AND secret = 1",
+			       "tI", STORE_OUTBOX_SECRET_NOTE, id);
+	if (status == STORE_OK && changes)
+		s->scrub_due = true;
+	return status;
+}
+
 static const char *const outbox_status_names[] = {"queued", "sent", "failed"};
 
 static void outbox_item_read(sqlite3_stmt *st, struct store_outbox_item *it)
@@ -187,6 +215,8 @@ int store_outbox_mark_sent(struct store *s, int64_t id, int64_t now, char **errs
 			"UPDATE outbox SET status = 'sent', attempts = attempts + 1,"
 			" sent_at = ?, last_error = NULL WHERE id = ? AND status = 'queued'",
 			"II", now, id);
+	if (status == STORE_OK && changes)
+		status = outbox_drop_secret_body(s, id, errstr);
 	return outbox_update_end(s, status, changes, id, errstr);
 }
 
@@ -199,6 +229,8 @@ int store_outbox_mark_failed(struct store *s, int64_t id, const char *error, cha
 				   "UPDATE outbox SET status = 'failed', attempts = attempts + 1,"
 				   " last_error = ? WHERE id = ? AND status = 'queued'",
 				   "tI", error, id);
+	if (status == STORE_OK && changes)
+		status = outbox_drop_secret_body(s, id, errstr);
 	return outbox_update_end(s, status, changes, id, errstr);
 }
 

@@ -31,7 +31,21 @@ struct store {
 	unsigned char verified[STORE_VERIFIED_CACHE][crypto_generichash_BYTES];
 	size_t verified_next;
 	bool verified_ready;
+	int busy_timeout_ms;
+	/* a secret was overwritten: at the next commit, empty the WAL file too,
+	 * where the old page would otherwise stay */
+	bool scrub_due;
 };
+
+/* store.c */
+
+/* Creates path as an empty file only its owner can read and write,
+ * whatever the umask: SQLite would create it 0644 minus the umask, and its
+ * -wal and -shm files take the database's mode. An existing file is left
+ * alone, unless `exclusive`, when it (or any symbolic link, even a dangling
+ * one) is STORE_EXISTS. */
+int store_create_private(const struct store *s, const char *path, bool exclusive,
+			 char **errstr);
 
 /* store_schema.c */
 

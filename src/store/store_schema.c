@@ -213,6 +213,10 @@ static const char *const migrations[] = {
 	"  text TEXT NOT NULL,"
 	"  created_at INTEGER NOT NULL"
 	");",
+
+	/* 4: outbox mail that carries a password, whose body is dropped once
+	 * it was delivered */
+	"ALTER TABLE outbox ADD COLUMN secret INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof migrations / sizeof *migrations == STORE_SCHEMA_VERSION,

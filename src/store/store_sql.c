@@ -35,6 +35,8 @@ int store_db_fail(const struct store *s, char **errstr, int rc)
 		status = STORE_BUSY;
 	else if (primary == SQLITE_NOTADB)
 		status = STORE_VERSION;
+	else if (primary == SQLITE_FULL)
+		status = STORE_FULL;
 	const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
 	/* "database is locked" alone does not say what to do about it. */
 	if (status == STORE_BUSY)
@@ -58,6 +60,7 @@ int store_status_exit_code(int status)
 	case STORE_NOTFOUND: return EX_NOINPUT;
 	case STORE_EXISTS: return EX_CANTCREAT;
 	case STORE_BUSY: return EX_TEMPFAIL;
+	case STORE_FULL: return EX_TEMPFAIL;
 	case STORE_VERSION: return EX_DATAERR;
 	case STORE_MISMATCH: return EX_DATAERR;
 	}
@@ -225,6 +228,23 @@ int store_write_begin(struct store *s, char **errstr)
 			  errstr);
 }
 
+/* After a secret was overwritten (secure_delete zeroes it in the database
+ * pages), the WAL file still holds the old page until it is checkpointed and
+ * truncated. Best effort, with a short wait: a reader that holds the WAL
+ * open only delays it to the next commit. */
+static void scrub_wal(struct store *s)
+{
+	if (!s->scrub_due || !sqlite3_get_autocommit(s->db))
+		return;
+	int log_frames = -1, done_frames = -1;
+	sqlite3_busy_timeout(s->db, 200);
+	int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log_frames,
+					   &done_frames);
+	sqlite3_busy_timeout(s->db, s->busy_timeout_ms);
+	if (rc == SQLITE_OK && log_frames == 0)
+		s->scrub_due = false;
+}
+
 int store_write_end(struct store *s, int status, char **errstr)
 {
 	if (s->in_transaction) {
@@ -239,6 +259,8 @@ int store_write_end(struct store *s, int status, char **errstr)
 		status = store_exec(s, "COMMIT", errstr);
 	if (status != STORE_OK && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (status == STORE_OK)
+		scrub_wal(s);
 	return status;
 }
 
@@ -287,6 +309,8 @@ int store_commit(struct store *s, char **errstr)
 	int status = store_exec(s, "COMMIT", errstr);
 	if (status != STORE_OK && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (status == STORE_OK)
+		scrub_wal(s);
 	return status;
 }
 

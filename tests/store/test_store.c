@@ -643,7 +643,7 @@ static void test_migration_from_v1(void **state)
 
 	/* A read-only open cannot upgrade it and says so. */
 	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err,
-		     "schema version 1 is older than 3");
+		     "schema version 1 is older than 4");
 
 	s = test_store_open(sc->db);
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
@@ -687,7 +687,7 @@ static void test_refuses_unknown_files(void **state)
 	set_user_version(sc->db, 99, NULL);
 	assert_error(store_open(sc->db, 0, &s, &err), STORE_VERSION, &err,
 		     "campaign.db: database schema version 99 is newer than this campaignd"
-		     " knows (3)");
+		     " knows (4)");
 	assert_null(s);
 
 	/* Some other program's database. */
@@ -756,6 +756,85 @@ static void test_example_campaign(void **state)
 	free(path);
 }
 
+static mode_t file_mode(const char *path)
+{
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* A mail that carries a password loses its body once delivered (or failed
+ * for good): neither the database file, its WAL nor a backup holds it. The
+ * files are private whatever the umask. */
+static void test_outbox_secret_and_modes(void **state)
+{
+	struct scratch *sc = *state;
+	mode_t old_umask = umask(0);
+	struct store *s = open_db(sc->db);
+	char *err = NULL, *wal = xasprintf("%s-wal", sc->db);
+	const char *pw1 = "7QKM-ZD3V-XW9A-PR2T", *pw2 = "H4CB-N8EJ-5SYF-G6WD";
+	struct strbuf body = {0};
+	/* long enough to reach an overflow page */
+	strbuf_printf(&body, "Subject: your password\r\nMessage-ID: <p1@x>\r\n\r\n"
+		      "Your password: %s\r\n", pw1);
+	for (int i = 0; i < 400; i++)
+		strbuf_puts(&body, "The rules in brief, line after line.\r\n");
+	int64_t id1 = 0, id2 = 0, id3 = 0;
+	ok(store_begin(s, &err), &err);
+	ok(store_outbox_add(s, "<p1@x>", "a@example.org", body.data, body.len, 10, &id1, &err),
+	   &err);
+	ok(store_outbox_set_secret(s, id1, &err), &err);
+	char *raw2 = xasprintf("Subject: x\r\n\r\nYour password: %s\r\n", pw2);
+	ok(store_outbox_add(s, "<p2@x>", "b@example.org", raw2, strlen(raw2), 10, &id2, &err),
+	   &err);
+	ok(store_outbox_set_secret(s, id2, &err), &err);
+	ok(store_outbox_add(s, "<n@x>", "c@example.org", "Subject: n\r\n\r\nno secret\r\n", 29,
+			    10, &id3, &err), &err);
+	ok(store_commit(s, &err), &err);
+	assert_int_equal(file_mode(sc->db), 0600);
+	assert_true(file_contains(wal, pw1) || file_contains(sc->db, pw1));
+
+	ok(store_outbox_mark_sent(s, id1, 20, &err), &err);
+	ok(store_outbox_mark_failed(s, id2, "550 no such user", &err), &err);
+	ok(store_outbox_mark_sent(s, id3, 20, &err), &err);
+	struct store_outbox_item *it = NULL;
+	ok(store_outbox_get(s, id1, &it, &err), &err);
+	assert_non_null(strstr(it->raw, "Subject: your password\r\n"));
+	assert_non_null(strstr(it->raw, STORE_OUTBOX_SECRET_NOTE));
+	assert_null(strstr(it->raw, pw1));
+	store_outbox_items_free(it, 1);
+	ok(store_outbox_get(s, id3, &it, &err), &err);
+	assert_non_null(strstr(it->raw, "no secret"));
+	store_outbox_items_free(it, 1);
+
+	char *copy = xasprintf("%s/copy.db", sc->dir);
+	ok(store_backup(s, copy, &err), &err);
+	assert_int_equal(file_mode(copy), 0600);
+	assert_false(file_contains(sc->db, pw1));
+	assert_false(file_contains(sc->db, pw2));
+	assert_false(file_contains(wal, pw1));
+	assert_false(file_contains(wal, pw2));
+	assert_false(file_contains(copy, pw1));
+	assert_false(file_contains(copy, pw2));
+	if (access(wal, F_OK) == 0)
+		assert_int_equal(file_mode(wal), 0600);
+	/* a backup never replaces a file, nor follows a link */
+	char *link = xasprintf("%s/dangling.db", sc->dir), *target = xasprintf("%s/nowhere", sc->dir);
+	assert_int_equal(symlink(target, link), 0);
+	assert_error(store_backup(s, link, &err), STORE_EXISTS, &err, "exists already");
+	assert_int_equal(access(target, F_OK), -1);
+	assert_error(store_backup(s, copy, &err), STORE_EXISTS, &err, "exists already");
+	store_close(s);
+	umask(old_umask);
+	unlink(link);
+	free(link);
+	free(target);
+	free(copy);
+	free(raw2);
+	free(wal);
+	strbuf_free(&body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -775,6 +854,7 @@ int main(void)
 		T(test_migration_from_v1),
 		T(test_refuses_unknown_files),
 		T(test_example_campaign),
+		T(test_outbox_secret_and_modes),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
