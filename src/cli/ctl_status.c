@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "store/store.h"
 #include "text/templates.h"
+#include "base/timefmt.h"
 #include "base/util.h"
 
 #include <getopt.h>
@@ -259,9 +260,10 @@ static json_t *status_json(const struct campaign *c)
 }
 
 /* The year's step: who is to move, what is awaited, the deadline (in the
- * campaign's time zone), as engine_year_status says it. NULL on a
- * database error (*err set). */
-static char *year_step_text(struct store *s, int64_t now, char **err)
+ * campaign's time zone), as engine_year_status says it, and whether the
+ * outgoing mail is blocked (*sink). NULL on a database error (*err set). */
+static char *year_step_text(struct store *s, int64_t now, struct engine_sink_state *sink,
+			    char **err)
 {
 	char *address = NULL;
 	if (store_kv_get(s, "campaign-address", &address, NULL) != STORE_OK)
@@ -273,6 +275,10 @@ static char *year_step_text(struct store *s, int64_t now, char **err)
 	char *text = NULL;
 	if (engine_year_status(e, now, &text, err) != 0)
 		text = NULL;
+	if (text && engine_sink_state(e, sink, err) != 0) {
+		free(text);
+		text = NULL;
+	}
 	engine_free(e);
 	templates_free(t);
 	free(address);
@@ -344,10 +350,11 @@ static int run_status(int argc, char **argv)
 	struct campaign *c = NULL;
 	char *err = NULL;
 	char *step = NULL;
+	struct engine_sink_state sink = {0};
 	int status = store_open(db, 0, &s, &err);
 	if (status == STORE_OK)
 		status = store_load_campaign(s, &c, &err);
-	if (status == STORE_OK && !(step = year_step_text(s, now, &err)))
+	if (status == STORE_OK && !(step = year_step_text(s, now, &sink, &err)))
 		status = STORE_ERROR;
 	store_close(s);
 	if (status != STORE_OK) {
@@ -357,9 +364,20 @@ static int run_status(int argc, char **argv)
 		return store_status_exit_code(status);
 	}
 
+	char since[64] = "", next[64] = "";
+	if (sink.blocked) {
+		timefmt_local(sink.since, c->timezone, since, sizeof since);
+		timefmt_local(sink.retry_at, c->timezone, next, sizeof next);
+	}
 	if (as_json) {
 		json_t *doc = status_json(c);
 		json_object_set_new(doc, "year_step", json_string(step));
+		json_object_set_new(doc, "outgoing_mail",
+				    sink.blocked ? json_pack("{ss sI sI si ss}", "state", "blocked",
+							     "since", (json_int_t)sink.since,
+							     "next_try", (json_int_t)sink.retry_at,
+							     "tries", sink.tries, "error", sink.error)
+						 : json_pack("{ss}", "state", "ok"));
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(doc);
@@ -367,8 +385,13 @@ static int run_status(int argc, char **argv)
 		char *text = status_text_report(c);
 		fputs(text, stdout);
 		printf("\nThe year\n%s", step);
+		if (sink.blocked)
+			printf("\nOutgoing mail\n  BLOCKED since %s (%d tr%s): %s\n"
+			       "  Nothing is sent in clear; the mail stays queued. Next try: %s.\n",
+			       since, sink.tries, sink.tries == 1 ? "y" : "ies", sink.error, next);
 		free(text);
 	}
+	engine_sink_state_free(&sink);
 	free(step);
 	campaign_free(c);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -110,6 +110,8 @@ struct daemon {
 	struct mail_sink *sink;
 	char *campaign_name;
 	int64_t last_prune;
+	int64_t blocked_logged_try; /* the blocked sink's try last logged */
+	bool sink_blocked;          /* after the last flush */
 };
 
 static struct mail_source *make_source(const struct conf *cfg)
@@ -319,6 +321,26 @@ static int flush_outbox(struct daemon *d, int64_t now)
 	free(err);
 	if (sent || failed)
 		log_info("outbox: %zu sent, %zu not sent", sent, failed);
+	/* The organiser's mail about it waits behind the trouble: the log, at
+	 * error level, is the channel that works now. */
+	struct engine_sink_state st;
+	if (engine_sink_state(d->engine, &st, NULL) == 0) {
+		char when[32];
+		if (st.blocked && st.tries != d->blocked_logged_try) {
+			time_t t = (time_t)st.retry_at;
+			strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+			log_error("outgoing mail is blocked since %lld s (%d tr%s): %s; nothing is "
+				  "sent in clear, the mail stays queued; next try %s",
+				  (long long)(now - st.since), st.tries, st.tries == 1 ? "y" : "ies",
+				  st.error, when);
+			d->blocked_logged_try = st.tries;
+		} else if (!st.blocked && d->sink_blocked) {
+			log_info("outgoing mail goes out again");
+			d->blocked_logged_try = 0;
+		}
+		d->sink_blocked = st.blocked;
+		engine_sink_state_free(&st);
+	}
 	return rc;
 }
 
@@ -492,6 +514,8 @@ static int run_once(struct daemon *d)
 {
 	size_t processed;
 	enum transport_status st = daemon_cycle(d, &processed);
+	if (st == TRANSPORT_OK && d->sink_blocked)
+		st = TRANSPORT_TEMPFAIL; /* a cron job should see it */
 	return st == TRANSPORT_OK ? EX_OK : st == TRANSPORT_PERMFAIL ? EX_CONFIG : EX_TEMPFAIL;
 }
 

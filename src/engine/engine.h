@@ -117,6 +117,11 @@ int engine_move_done(struct engine *e, uint32_t uid, char **errstr);
 /* Delivers the outbox mail that is due through sink: sent mail is marked
  * sent; a temporary failure is retried later (1 min, 2, 4 ... at most 1 h);
  * a permanent one is marked failed and reported to the organiser by mail.
+ * A sink that cannot be used at all (TRANSPORT_BLOCKED: TLS trouble, a
+ * refused login) stops the round: the mail keeps its place, the sink is
+ * recorded as blocked (engine_sink_state) and tried again with the same
+ * backoff, for as long as it takes; the organiser is mailed once per
+ * episode. The first mail that goes through ends the episode.
  * *sent and *failed count this round. Returns 0, or -1 on a database error. */
 int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, size_t *sent,
 			size_t *failed, char **errstr);
@@ -124,6 +129,18 @@ int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, s
 /* Seconds until the next queued mail is due (0 if one is due now), or -1 if
  * the outbox is empty. */
 int64_t engine_outbox_next_due(struct engine *e, int64_t now);
+
+/* Whether the outgoing server is blocked (see engine_flush_outbox): since
+ * when, the last error, how many tries and when the next one is. */
+struct engine_sink_state {
+	bool blocked;
+	int64_t since;
+	int64_t retry_at;
+	int tries;
+	char *error; /* NULL when not blocked */
+};
+int engine_sink_state(struct engine *e, struct engine_sink_state *st, char **errstr);
+void engine_sink_state_free(struct engine_sink_state *st);
 
 /* ---- the campaign year by mail (engine_year*.c) ----
  * Turns, decisions, battles, recruitment and the year's end, driven by the

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "dbm/orders.h"
 #include "mail/mail_compose.h"
+#include "base/timefmt.h"
 #include "base/util.h"
 
 #include <sodium.h>
@@ -213,14 +214,115 @@ static int report_failure(struct engine *e, const struct store_outbox_item *it, 
 	return rc;
 }
 
+/* ---- a sink that cannot be used at all (TRANSPORT_BLOCKED) ---- */
+
+#define SINK_BLOCKED_KEY "outbox:blocked"
+
+void engine_sink_state_free(struct engine_sink_state *st)
+{
+	free(st->error);
+	memset(st, 0, sizeof *st);
+}
+
+int engine_sink_state(struct engine *e, struct engine_sink_state *st, char **errstr)
+{
+	char *v = NULL;
+	memset(st, 0, sizeof *st);
+	if (store_kv_get(e->store, SINK_BLOCKED_KEY, &v, errstr) != STORE_OK)
+		return -1;
+	json_t *doc = v ? json_loads(v, 0, NULL) : NULL;
+	free(v);
+	if (doc) {
+		st->blocked = true;
+		st->since = json_integer_value(json_object_get(doc, "since"));
+		st->retry_at = json_integer_value(json_object_get(doc, "retry_at"));
+		st->tries = (int)json_integer_value(json_object_get(doc, "tries"));
+		const char *err = json_string_value(json_object_get(doc, "error"));
+		st->error = xstrdup(err ? err : "");
+		json_decref(doc);
+	}
+	return 0;
+}
+
+static int sink_state_save(struct engine *e, const struct engine_sink_state *st, char **errstr)
+{
+	if (!st->blocked)
+		return store_kv_set(e->store, SINK_BLOCKED_KEY, NULL, errstr) == STORE_OK ? 0 : -1;
+	json_t *doc = json_pack("{sI sI si ss}", "since", (json_int_t)st->since, "retry_at",
+				(json_int_t)st->retry_at, "tries", st->tries, "error",
+				st->error ? st->error : "");
+	char *text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	int rc = store_kv_set(e->store, SINK_BLOCKED_KEY, text, errstr) == STORE_OK ? 0 : -1;
+	free(text);
+	return rc;
+}
+
+/* Told once per episode: the mail waits in the same queue, so it arrives
+ * when the trouble is over at the latest (the log and campaignctl status
+ * say it at once). */
+static int report_blocked(struct engine *e, const struct engine_sink_state *st, int64_t now,
+			  char **errstr)
+{
+	struct campaign *c = NULL;
+	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+		return -1;
+	int rc = 0;
+	if (c->organiser_email) {
+		char since[64];
+		json_t *data = json_object();
+		json_object_set_new(data, "campaign", json_string(c->name ? c->name : ""));
+		json_object_set_new(data, "error", json_string(st->error ? st->error : ""));
+		json_object_set_new(data, "since",
+				    json_string(timefmt_local(st->since, c->timezone, since,
+							      sizeof since)));
+		char *token = xasprintf("blocked.%lld", (long long)st->since);
+		struct reply r = {c->organiser_email, c->organiser_name,
+				  "Campaign mail cannot be sent", "delivery-blocked", data, NULL,
+				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false};
+		rc = engine_queue_mail(e, &r, c->name, now, NULL, errstr);
+		free(token);
+		json_decref(data);
+	}
+	campaign_free(c);
+	return rc;
+}
+
+/* Records one more failed try of a blocked sink and when to try again
+ * (1 min, 2, 4 ... at most 1 h); the first one is reported. */
+static int sink_blocked(struct engine *e, struct engine_sink_state *st, const char *error,
+			int64_t now, char **errstr)
+{
+	bool first = !st->blocked;
+	st->blocked = true;
+	if (first)
+		st->since = now;
+	st->tries++;
+	st->retry_at = now + retry_delay(st->tries);
+	free(st->error);
+	st->error = xstrdup(error ? error : "the server cannot be used");
+	if (sink_state_save(e, st, errstr) != 0)
+		return -1;
+	return first ? report_blocked(e, st, now, errstr) : 0;
+}
+
 int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, size_t *sent,
 			size_t *failed, char **errstr)
 {
 	struct store_outbox_item *items = NULL;
 	size_t count = 0;
 	*sent = *failed = 0;
-	if (store_outbox_due(e->store, now, 100, &items, &count, errstr) != STORE_OK)
+	struct engine_sink_state block;
+	if (engine_sink_state(e, &block, errstr) != 0)
 		return -1;
+	if (block.blocked && now < block.retry_at) {
+		engine_sink_state_free(&block);
+		return 0;
+	}
+	if (store_outbox_due(e->store, now, 100, &items, &count, errstr) != STORE_OK) {
+		engine_sink_state_free(&block);
+		return -1;
+	}
 	int rc = 0;
 	for (size_t i = 0; i < count && rc == 0; i++) {
 		struct store_outbox_item *it = &items[i];
@@ -238,9 +340,20 @@ int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, s
 			break;
 		}
 		int s;
+		bool stop = false;
 		if (st == TRANSPORT_OK) {
 			s = store_outbox_mark_sent(e->store, it->id, now, errstr);
+			if (s == STORE_OK && block.blocked) {
+				engine_sink_state_free(&block);
+				s = sink_state_save(e, &block, errstr) == 0 ? STORE_OK : STORE_ERROR;
+			}
 			(*sent)++;
+		} else if (st == TRANSPORT_BLOCKED) {
+			/* nothing wrong with this mail: it keeps its place and its
+			 * attempts; the whole queue waits for the server */
+			s = sink_blocked(e, &block, err, now, errstr) == 0 ? STORE_OK : STORE_ERROR;
+			(*failed)++;
+			stop = true;
 		} else if (st == TRANSPORT_PERMFAIL) {
 			s = store_outbox_mark_failed(e->store, it->id, err ? err : "refused", errstr);
 			free(it->last_error);
@@ -261,8 +374,11 @@ int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, s
 		} else if (store_commit(e->store, errstr) != STORE_OK) {
 			rc = -1;
 		}
+		if (stop)
+			break;
 	}
 	store_outbox_items_free(items, count);
+	engine_sink_state_free(&block);
 	return rc;
 }
 
@@ -275,5 +391,11 @@ int64_t engine_outbox_next_due(struct engine *e, int64_t now)
 	    count == 1)
 		next = items[0].next_attempt_at > now ? items[0].next_attempt_at - now : 0;
 	store_outbox_items_free(items, count);
+	struct engine_sink_state block;
+	if (next >= 0 && engine_sink_state(e, &block, NULL) == 0) {
+		if (block.blocked && block.retry_at - now > next)
+			next = block.retry_at - now;
+		engine_sink_state_free(&block);
+	}
 	return next;
 }

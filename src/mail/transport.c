@@ -33,6 +33,8 @@ const char *transport_status_name(enum transport_status status)
 		return "permanent failure";
 	case TRANSPORT_UIDVALIDITY_CHANGED:
 		return "UIDVALIDITY changed";
+	case TRANSPORT_BLOCKED:
+		return "server unusable for now";
 	}
 	return "unknown status";
 }

@@ -22,6 +22,13 @@
  *   TRANSPORT_PERMFAIL  retrying will not help until someone changes
  *                       something (bad password, untrusted certificate,
  *                       recipient refused with 5xx, missing directory).
+ *   TRANSPORT_BLOCKED   sinks only: the server cannot be used safely for
+ *                       any message (its certificate is not trusted or has
+ *                       expired, STARTTLS is not offered, our login is
+ *                       refused). Nothing was sent, and nothing is wrong
+ *                       with the message: keep it queued and retry for a
+ *                       long time, telling someone; a renewed certificate
+ *                       or a fixed setting lets everything go.
  * Every function that returns a status other than TRANSPORT_OK and takes a
  * `char **errstr` sets *errstr to an allocated one-line message (the caller
  * frees it); on TRANSPORT_OK *errstr is left untouched. errstr may be NULL.
@@ -56,6 +63,7 @@ enum transport_status {
 	 * instead: call fetch_new again with the new UIDVALIDITY and
 	 * last_uid = 0, and skip messages whose Message-ID it already has. */
 	TRANSPORT_UIDVALIDITY_CHANGED,
+	TRANSPORT_BLOCKED,
 };
 
 /* "ok", "temporary failure", ... (static string). */
@@ -294,7 +302,10 @@ struct smtp_sink_config {
 
 /* Copies the configuration. Each send is one SMTP session (libcurl). A 5xx
  * reply is TRANSPORT_PERMFAIL; 4xx, no reply, network errors and timeouts
- * are TRANSPORT_TEMPFAIL. The error string carries the server's code. */
+ * are TRANSPORT_TEMPFAIL; a TLS handshake or certificate failure, a server
+ * that does not offer STARTTLS when it is required, or a refused login is
+ * TRANSPORT_BLOCKED (never a fall back to clear text). The error string
+ * carries the server's code. */
 struct mail_sink *transport_smtp_sink_new(const struct smtp_sink_config *cfg);
 
 /* ------------------------------------------------------- for implementers */

@@ -63,11 +63,26 @@ static int smtp_debug(CURL *c, curl_infotype type, char *data, size_t size, void
 static bool curl_error_is_permanent(CURLcode res)
 {
 	switch (res) {
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_USE_SSL_FAILED:
 	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The server cannot be used safely or at all, for any message, until
+ * someone acts (renews a certificate, turns STARTTLS back on, fixes the
+ * login): not this message's fault, so never a reason to drop it. */
+static bool curl_error_blocks_the_server(CURLcode res)
+{
+	switch (res) {
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_USE_SSL_FAILED:
+	case CURLE_LOGIN_DENIED:
 		return true;
 	default:
 		return false;
@@ -138,8 +153,12 @@ static enum transport_status smtp_send(void *state, const char *envelope_from,
 	if (res != CURLE_OK) {
 		/* 5xx: the server will say the same next time. 4xx, no reply,
 		 * network trouble and timeouts may pass. */
-		bool permanent = (code >= 500 && code < 600) || curl_error_is_permanent(res);
-		st = transport_fail(errstr, permanent ? TRANSPORT_PERMFAIL : TRANSPORT_TEMPFAIL,
+		bool blocked = curl_error_blocks_the_server(res);
+		bool permanent = !blocked &&
+				 ((code >= 500 && code < 600) || curl_error_is_permanent(res));
+		st = transport_fail(errstr,
+				    blocked ? TRANSPORT_BLOCKED
+					    : permanent ? TRANSPORT_PERMFAIL : TRANSPORT_TEMPFAIL,
 				    "smtp %s: %s%s%s", s->url, errbuf[0] ? errbuf : curl_easy_strerror(res),
 				    code && tr.last_reply[0] ? "; server said: " : "",
 				    code ? tr.last_reply : "");

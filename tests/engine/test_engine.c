@@ -585,7 +585,10 @@ static enum transport_status fake_send(void *state, const char *from, const char
 	s->calls++;
 	snprintf(s->last_rcpt, sizeof s->last_rcpt, "%s", n ? rcpts[0] : "");
 	if (s->answer != TRANSPORT_OK && errstr)
-		*errstr = xstrdup(s->answer == TRANSPORT_PERMFAIL ? "550 no such user" : "451 later");
+		*errstr = xstrdup(s->answer == TRANSPORT_PERMFAIL ? "550 no such user"
+				  : s->answer == TRANSPORT_BLOCKED
+					  ? "SSL peer certificate or SSH remote key was not OK"
+					  : "451 later");
 	return s->answer;
 }
 
@@ -769,6 +772,73 @@ static void test_failing_mail_is_set_aside(void **state)
 	free(m);
 }
 
+/* A server that cannot be used (its certificate expired): every mail keeps
+ * its place and nothing is given up, the queue waits with a backoff, the
+ * organiser is mailed once, and the renewed certificate lets it all go. */
+static void test_outbox_waits_for_a_blocked_server(void **state)
+{
+	struct test_engine *f = *state;
+	struct engine_outcome out;
+	struct fake_sink fs = {TRANSPORT_BLOCKED, 0, ""};
+	struct mail_sink *sink = mail_sink_new(&fake_ops, &fs);
+	char *m1 = mail("philippe@example.org", "b1@example.org", "",
+			"PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n");
+	char *m2 = mail("philippe@example.org", "b2@example.org", "",
+			"PLAYER burgundy " BURGUNDY_PW "\nSTATUS\n");
+	assert_int_equal(process(f, 1, m1, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	assert_int_equal(process(f, 2, m2, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	assert_int_equal(outbox_count(f), 2);
+
+	size_t sent, failed;
+	struct engine_sink_state st;
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW, &sent, &failed, NULL), 0);
+	assert_int_equal(fs.calls, 1); /* one try stops the round */
+	assert_int_equal(sent, 0);
+	assert_int_equal(failed, 1);
+	assert_int_equal(engine_sink_state(f->engine, &st, NULL), 0);
+	assert_true(st.blocked);
+	assert_int_equal(st.since, NOW);
+	assert_int_equal(st.retry_at, NOW + 60);
+	assert_non_null(strstr(st.error, "certificate"));
+	engine_sink_state_free(&st);
+	/* the daemon sleeps until the next try, it does not spin */
+	assert_int_equal(engine_outbox_next_due(f->engine, NOW + 1), 59);
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW + 30, &sent, &failed, NULL), 0);
+	assert_int_equal(fs.calls, 1);
+
+	/* hours of trouble: the backoff grows to an hour, nothing is given up */
+	int64_t t = NOW + 60;
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(engine_flush_outbox(f->engine, sink, t, &sent, &failed, NULL), 0);
+		assert_int_equal(engine_sink_state(f->engine, &st, NULL), 0);
+		t = st.retry_at;
+		engine_sink_state_free(&st);
+	}
+	assert_int_equal(fs.calls, 13);
+	assert_int_equal(engine_sink_state(f->engine, &st, NULL), 0);
+	assert_int_equal(st.tries, 13);
+	assert_int_equal(st.since, NOW);
+	assert_true(st.retry_at - t <= 0);
+	engine_sink_state_free(&st);
+	/* two replies and one mail to the organiser, all queued */
+	assert_int_equal(outbox_count(f), 3);
+
+	fs.answer = TRANSPORT_OK;
+	assert_int_equal(engine_flush_outbox(f->engine, sink, t, &sent, &failed, NULL), 0);
+	assert_int_equal(sent, 3);
+	assert_int_equal(failed, 0);
+	assert_string_equal(fs.last_rcpt, "organiser@example.org");
+	assert_int_equal(outbox_count(f), 0);
+	assert_int_equal(engine_sink_state(f->engine, &st, NULL), 0);
+	assert_false(st.blocked);
+	engine_sink_state_free(&st);
+	mail_sink_free(sink);
+	free(m1);
+	free(m2);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_engine_teardown)
@@ -799,6 +869,7 @@ int main(void)
 		T(test_oversized_mail_is_refused_with_a_reply),
 		T(test_dry_run_changes_nothing),
 		T(test_outbox_retries_and_reports_failures),
+		T(test_outbox_waits_for_a_blocked_server),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
  * CONNECTION: --host H --port P --tls none|implicit|starttls [--ca FILE]
  *   [--tls-name N] [--insecure] [--user U --password W]
  * Exit status: 0 ok, 2 temporary failure, 3 permanent failure, 4 UIDVALIDITY
- * changed, 1 usage error. Errors and log lines go to stderr. */
+ * changed, 5 server unusable for now (TLS or login trouble), 1 usage error. Errors and log lines go to stderr. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -67,6 +67,8 @@ static int exit_code(enum transport_status st)
 		return 3;
 	case TRANSPORT_UIDVALIDITY_CHANGED:
 		return 4;
+	case TRANSPORT_BLOCKED:
+		return 5;
 	}
 	return 1;
 }

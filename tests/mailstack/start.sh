@@ -5,13 +5,16 @@
 #            IMAPS    127.0.0.1:$MAILSTACK_IMAPS_PORT (default 10993; only with a certificate)
 #            LMTP     127.0.0.1:$MAILSTACK_LMTP_PORT  (default 10024) and a unix socket
 #   Postfix  SMTP     127.0.0.1:$MAILSTACK_SMTP_PORT  (default 10025) -> Dovecot LMTP
+#                     (STARTTLS offered, not required, when there is a certificate)
 # Users (see users): campaign@, organiser@, player1@ .. player8@example.test,
 # password "<local part>-pw". Mail is owned by uid/gid 5000.
 #
 # Usage (as root):  start.sh STATE_DIR       stop with: stop.sh STATE_DIR
 # The TLS test certificate (self-signed, for mail.example.test only) is
 # STATE_DIR/etc/tls/cert.pem; made with certtool or openssl if either is
-# installed, else there is no IMAPS listener.
+# installed, else there is no IMAPS listener. It is also the test CA: it
+# signs Postfix's certificate (etc/tls/smtp-cert.pem, for 127.0.0.1 and
+# mail.example.test), so a client that trusts cert.pem can check Postfix.
 # STATE_DIR/ports gets the ports as shell assignments, to be sourced.
 # Exit status: 0 up; 77 cannot run here (no Dovecot/Postfix, not root);
 # 3 a port is taken by something else; 1 any other failure.
@@ -86,13 +89,37 @@ if command -v certtool >/dev/null; then
 		certtool --generate-self-signed --load-privkey "$key" \
 			--template "$MS/etc/tls/template" --outfile "$cert" >/dev/null 2>&1 &&
 		ssl=yes
+	cat >"$MS/etc/tls/smtp-template" <<-EOF
+		cn = "mail.example.test"
+		dns_name = "mail.example.test"
+		ip_address = "127.0.0.1"
+		expiration_days = 2
+		tls_www_server
+		signing_key
+		encryption_key
+	EOF
+	[ $ssl = yes ] &&
+		certtool --generate-privkey --key-type=ecdsa --outfile "$MS/etc/tls/smtp-key.pem" \
+			>/dev/null 2>&1 &&
+		certtool --generate-certificate --load-privkey "$MS/etc/tls/smtp-key.pem" \
+			--load-ca-certificate "$cert" --load-ca-privkey "$key" \
+			--template "$MS/etc/tls/smtp-template" \
+			--outfile "$MS/etc/tls/smtp-cert.pem" >/dev/null 2>&1 || ssl=no
 elif command -v openssl >/dev/null; then
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
 		-keyout "$key" -out "$cert" -days 2 -subj "/CN=mail.example.test" \
 		-addext "subjectAltName=DNS:mail.example.test" >/dev/null 2>&1 && ssl=yes
+	[ $ssl = yes ] &&
+		openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+			-keyout "$MS/etc/tls/smtp-key.pem" -subj "/CN=mail.example.test" \
+			-out "$MS/etc/tls/smtp.csr" >/dev/null 2>&1 &&
+		openssl x509 -req -in "$MS/etc/tls/smtp.csr" -CA "$cert" -CAkey "$key" \
+			-CAcreateserial -days 2 -out "$MS/etc/tls/smtp-cert.pem" \
+			-extfile <(printf 'subjectAltName=DNS:mail.example.test,IP:127.0.0.1\n') \
+			>/dev/null 2>&1 || ssl=no
 fi
 if [ $ssl = yes ]; then
-	chmod 600 "$key"
+	chmod 600 "$key" "$MS/etc/tls/smtp-key.pem"
 	ssl_cert="ssl_cert = <$cert"
 	ssl_key="ssl_key = <$key"
 else
@@ -111,6 +138,14 @@ render() {
 render "$here/dovecot.conf.in" "$MS/etc/dovecot.conf"
 render "$here/main.cf.in" "$MS/etc/postfix/main.cf"
 render "$here/master.cf.in" "$MS/etc/postfix/master.cf"
+if [ $ssl = yes ]; then
+	# STARTTLS offered, never required (the tests also speak SMTP in clear)
+	cat >>"$MS/etc/postfix/main.cf" <<-EOF
+		smtpd_tls_security_level = may
+		smtpd_tls_cert_file = $MS/etc/tls/smtp-cert.pem
+		smtpd_tls_key_file = $MS/etc/tls/smtp-key.pem
+	EOF
+fi
 cp "$here/users" "$MS/etc/users"
 cut -d: -f1 "$here/users" | sed 's/$/ OK/' >"$MS/etc/vmailbox"
 # Postfix waits about 2 s for files changed within the last second to
@@ -152,5 +187,6 @@ MAILSTACK_IMAPS_PORT=$imaps_port
 MAILSTACK_LMTP_PORT=$lmtp_port
 MAILSTACK_SMTP_PORT=$smtp_port
 MAILSTACK_TLS_CERT=$([ $ssl = yes ] && echo "$cert")
+MAILSTACK_SMTP_TLS=$ssl
 EOF
 echo "mail stack up: IMAP $imap_port, IMAPS $imaps_port, SMTP $smtp_port, LMTP $lmtp_port (state in $MS)"
