@@ -24,7 +24,10 @@
 #define ORDERS_FORCED_MARCH_HALF_AP HALF_AP(40) /* per stage beyond the normal limit */
 #define ORDERS_CONTINGENT_MAX_HALF_AP HALF_AP(80)
 #define ORDERS_RECRUIT_HALF_AP_PER_PROVINCE HALF_AP(10)
-#define ORDERS_PASSWORD_MIN 8
+/* A player's own password (PASSWORD line): long enough that guessing it
+ * by mail (slowed down by the daemon) or from a stolen database (Argon2
+ * hashes) is hopeless. */
+#define ORDERS_PASSWORD_MIN 12
 #define ORDERS_PASSWORD_MAX 128
 #define ORDERS_LINE_MAX 1000         /* longer lines are refused, not cut */
 #define ORDERS_ANY (-2)              /* "ANY" province / "ALL" players */

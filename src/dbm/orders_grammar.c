@@ -65,9 +65,15 @@ static void parse_password(struct parser *p)
 	}
 	const char *pw = p->toks[p->pos].s;
 	size_t len = strlen(pw);
-	if (len < ORDERS_PASSWORD_MIN || len > ORDERS_PASSWORD_MAX) {
-		orders_fail(p, "a password has %d to %d characters", ORDERS_PASSWORD_MIN,
-		     ORDERS_PASSWORD_MAX);
+	if (len < ORDERS_PASSWORD_MIN) {
+		orders_fail(p, "a password needs at least %d characters (this one has %zu): a "
+			       "shorter one could be guessed; the password was not changed",
+			    ORDERS_PASSWORD_MIN, len);
+		return;
+	}
+	if (len > ORDERS_PASSWORD_MAX) {
+		orders_fail(p, "a password has at most %d characters; the password was not changed",
+			    ORDERS_PASSWORD_MAX);
 		return;
 	}
 	p->o->secret = xstrdup(pw);

@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "mail/mail_compose.h"
 #include "dbm/orders.h"
+#include "base/timefmt.h"
 #include "base/util.h"
 
 #include <sodium.h>
@@ -339,10 +340,6 @@ static char *reply_subject(const char *subject, const char *fallback)
 	return re;
 }
 
-/* Rejections go to a registered address whatever the sender claimed to be,
- * so a forger could use us to pester a player: they get a small budget. */
-#define REJECTIONS_PER_HOUR 3
-
 /* Per-address reply budget: true if one more reply of this class may go to
  * addr this hour (and counts it). */
 static bool rate_allow_class(struct engine *e, const char *cls, int limit, const char *addr,
@@ -454,16 +451,90 @@ struct process {
 	/* The Subject is not read for orders. One that holds orders (a PLAYER
 	 * line above all) is never repeated: subject is then NULL and
 	 * subject_held_orders is set, so the reply can say so. */
-	const char *subject;
+	char *subject;
 	bool subject_held_orders;
 	bool forwarded; /* the orders came from a forwarded message */
 };
 
-/* Whether the Subject held orders, and whether it may be repeated. */
+#define SUBJECT_MASK "********"
+
+/* Replaces each occurrence of `secret` (4 characters or more) in *s. */
+static void mask_secret_in(char **s, const char *secret)
+{
+	if (!*s || !secret || strlen(secret) < 4 || !strcasestr(*s, secret))
+		return;
+	struct strbuf sb = {0};
+	size_t len = strlen(secret);
+	const char *at = *s, *hit;
+	strbuf_puts(&sb, "");
+	while ((hit = strcasestr(at, secret))) {
+		strbuf_append(&sb, at, (size_t)(hit - at));
+		strbuf_puts(&sb, SUBJECT_MASK);
+		at = hit + len;
+	}
+	strbuf_puts(&sb, at);
+	sodium_memzero(*s, strlen(*s));
+	free(*s);
+	*s = strbuf_take(&sb);
+}
+
+/* The Subject as a reply may quote it: the passwords of the mail's PLAYER,
+ * ORGANISER and PASSWORD lines, and any word that has the shape of a
+ * generated password, are masked. A player who put the password in the
+ * Subject never sees it come back (nor does anyone reading along). */
+static char *masked_subject(const char *subject, const struct order_set *set)
+{
+	if (!subject)
+		return NULL;
+	char *out = xstrdup(subject);
+	if (set) {
+		mask_secret_in(&out, set->password);
+		for (size_t i = 0; i < set->count; i++)
+			mask_secret_in(&out, set->orders[i].secret);
+	}
+	/* words (split at spaces) of the generated form, in any spelling */
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	const char *at = out;
+	while (*at) {
+		size_t gap = strspn(at, " \t");
+		strbuf_append(&sb, at, gap);
+		at += gap;
+		size_t n = strcspn(at, " \t");
+		if (!n)
+			break;
+		char *word = xstrndup(at, n);
+		/* trim punctuation a Subject puts around a word */
+		char *w = word;
+		size_t wl = n;
+		while (wl && strchr("([<\"':,;.)]>", w[wl - 1]))
+			w[--wl] = '\0';
+		size_t lead = strspn(w, "([<\"'");
+		char *canonical = generated_password_form(w + lead);
+		if (canonical) {
+			strbuf_append(&sb, at, lead);
+			strbuf_puts(&sb, SUBJECT_MASK);
+			strbuf_append(&sb, at + wl, n - wl);
+		} else {
+			strbuf_append(&sb, at, n);
+		}
+		free(canonical);
+		sodium_memzero(word, n);
+		free(word);
+		at += n;
+	}
+	sodium_memzero(out, strlen(out));
+	free(out);
+	return strbuf_take(&sb);
+}
+
+/* Whether the Subject held orders, and whether it may be repeated (then
+ * p->subject is a copy, words shaped like a generated password masked). */
 static void subject_check(struct process *p)
 {
 	const char *subject = p->info->subject;
-	p->subject = subject;
+	free(p->subject);
+	p->subject = masked_subject(subject, NULL);
 	if (!subject || !*subject)
 		return;
 	struct order_set set;
@@ -478,6 +549,7 @@ static void subject_check(struct process *p)
 	bool secret = engine_secrets_mask(p->e, &copy);
 	free(copy);
 	if (orders || secret) {
+		free(p->subject);
 		p->subject = NULL;
 		p->subject_held_orders = orders;
 	}
@@ -508,7 +580,8 @@ static json_t *base_data(const struct process *p, int player)
 	return d;
 }
 
-/* Queues a rejection to `to` (a registered address) if the rate limit allows. */
+/* Queues a rejection to `to` (a registered address) if the limits allow
+ * (guard_reject_allowed). */
 static int reject(struct process *p, int player, const char *to_addr, const char *to_name,
 		  const char *reason_code, const char *reason, json_t *extra, char **errstr)
 {
@@ -516,10 +589,14 @@ static int reject(struct process *p, int player, const char *to_addr, const char
 	out->verdict = ENGINE_REJECTED;
 	free(out->summary);
 	out->summary = xstrdup(reason);
-	if (!to_addr ||
-	    !rate_allow_class(p->e, "reject", REJECTIONS_PER_HOUR, to_addr, p->now, errstr)) {
+	bool allowed = false;
+	if (to_addr && guard_reject_allowed(p->e, to_addr, p->info, p->now, &allowed, errstr) != 0) {
 		json_decref(extra);
-		return *errstr ? -1 : 0;
+		return -1;
+	}
+	if (!allowed) {
+		json_decref(extra);
+		return 0;
 	}
 	json_t *data = base_data(p, player);
 	json_object_set_new(data, "reason", json_string(reason));
@@ -711,6 +788,47 @@ static int reject_unreadable(struct process *p, int by_addr, const struct player
 	return rc;
 }
 
+enum password_check { PASSWORD_RIGHT, PASSWORD_WRONG, PASSWORD_WAIT };
+
+/* Checks who's password (a player key or STORE_ORGANISER, registered at
+ * `registered`) through the guessing guard: while the mail's class waits
+ * after a run of wrong passwords the password is not even looked at
+ * (*until says until when). Returns 0, or -1 with *errstr. */
+static int check_password(struct process *p, const char *who, const char *registered,
+			  const char *typed, enum password_check *result, int64_t *until,
+			  char **errstr)
+{
+	const char *from = p->info->from_addr;
+	bool own = registered && from && strcasecmp(registered, from) == 0;
+	if (guard_password_wait(p->e, who, own, p->now, until, errstr) != 0)
+		return -1;
+	if (*until) {
+		*result = PASSWORD_WAIT;
+		return 0;
+	}
+	bool ok = password_ok(p->e, who, typed, errstr);
+	if (*errstr)
+		return -1;
+	*result = ok ? PASSWORD_RIGHT : PASSWORD_WRONG;
+	return ok ? guard_password_right(p->e, who, own, errstr)
+		  : guard_password_wrong(p->e, p->c, who, own, from, p->now, errstr);
+}
+
+/* The refusal of a mail that came while its class waits. */
+static int reject_waiting(struct process *p, int player, const char *to_addr, const char *to_name,
+			  const char *whose, int64_t until, char **errstr)
+{
+	char when[64];
+	timefmt_local(until, p->c->timezone, when, sizeof when);
+	char *reason = xasprintf("too many wrong passwords for %s came in a row, so for a while "
+				 "no password is checked: this mail was not read; send it again "
+				 "after %s", whose, when);
+	json_t *extra = json_pack("{ss}", "wait_until", when);
+	int rc = reject(p, player, to_addr, to_name, "password_wait", reason, extra, errstr);
+	free(reason);
+	return rc;
+}
+
 /* The own text held no PLAYER or ORGANISER line: the first forwarded or
  * earlier message in the mail whose PLAYER (or ORGANISER) line has the
  * right password gives the orders. Returns 1 and fills *set if one does, 0
@@ -758,7 +876,6 @@ static int apply_mail(struct process *p, char **errstr)
 		out->summary = xasprintf("an automatic reply (%s)", info->auto_reply);
 		return 0;
 	}
-	subject_check(p);
 	int by_addr = player_by_address(c, info->from_addr);
 	bool organiser_addr = c->organiser_email && info->from_addr &&
 			      strcasecmp(c->organiser_email, info->from_addr) == 0;
@@ -796,11 +913,18 @@ static int apply_mail(struct process *p, char **errstr)
 		return reject_unreadable(p, by_addr, known, errstr);
 	}
 
+	/* after the orders, so that every password of the mail is known */
+	subject_check(p);
+	enum password_check pw = PASSWORD_WRONG;
+	int64_t until = 0;
 	if (set.organiser) {
-		bool ok = password_ok(e, STORE_ORGANISER, set.password, errstr);
-		if (*errstr) {
+		if (check_password(p, STORE_ORGANISER, c->organiser_email, set.password, &pw, &until,
+				   errstr) != 0) {
 			rc = -1;
-		} else if (!ok) {
+		} else if (pw == PASSWORD_WAIT) {
+			rc = reject_waiting(p, -1, c->organiser_email, c->organiser_name,
+					    "the organiser", until, errstr);
+		} else if (pw == PASSWORD_WRONG) {
 			rc = reject(p, -1, c->organiser_email, c->organiser_name, "wrong_password",
 				    "wrong organiser password: nothing was changed", NULL, errstr);
 		} else {
@@ -837,10 +961,15 @@ static int apply_mail(struct process *p, char **errstr)
 		const struct player *pl = &c->players[set.player];
 		free(out->player);
 		out->player = xstrdup(pl->key);
-		bool ok = p->forwarded || password_ok(e, pl->key, set.password, errstr);
-		if (*errstr) {
+		if (p->forwarded) {
+			pw = PASSWORD_RIGHT; /* forwarded_orders checked it */
+		} else if (check_password(p, pl->key, pl->email, set.password, &pw, &until,
+					  errstr) != 0) {
 			rc = -1;
-		} else if (!ok) {
+		} else if (pw == PASSWORD_WAIT) {
+			rc = reject_waiting(p, set.player, pl->email, pl->name,
+					    pl->nation ? pl->nation : pl->key, until, errstr);
+		} else if (pw == PASSWORD_WRONG) {
 			/* the reply goes to the registered address, never to the sender */
 			rc = reject(p, set.player, pl->email, pl->name, "wrong_password",
 				    "wrong password: nothing was changed", NULL, errstr);
@@ -896,7 +1025,9 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 		if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
 			goto fail;
 		struct process p = {e, &info, raw, len, uid, now, c, out, NULL, false, false};
-		if (apply_mail(&p, errstr) != 0)
+		int applied = apply_mail(&p, errstr);
+		free(p.subject);
+		if (applied != 0)
 			goto fail;
 		struct store_inbound row = {
 			.mailbox = e->mailbox,

@@ -84,6 +84,46 @@ void engine_secret_add(struct engine *e, const char *secret);
 bool engine_secrets_mask(struct engine *e, char **s);
 void engine_secrets_clear(struct engine *e);
 
+/* ---- guard.c: limits that cannot be turned against a player ---- */
+
+/* Rejections go to a registered address whatever the sender claimed to be.
+ * Each origin (the From address and the Message-ID's domain) may cause
+ * GUARD_REJECTIONS_PER_ORIGIN an hour and all origins together
+ * GUARD_REJECTIONS_PER_ADDRESS an hour; when those are used up, a mail whose
+ * From is the registered address itself is still answered once a day. So a
+ * forger pesters a player little and cannot use up the player's own
+ * answers (unless they copy both the address and the mail provider). */
+#define GUARD_REJECTIONS_PER_ORIGIN 3
+#define GUARD_REJECTIONS_PER_ADDRESS 6
+
+/* Counts one rejection to to_addr for the mail described by info, if the
+ * limits allow it (*allowed). Returns 0, or -1 with *errstr on a database
+ * error. Inside the mail's transaction. */
+int guard_reject_allowed(struct engine *e, const char *to_addr, const struct mail_info *info,
+			 int64_t now, bool *allowed, char **errstr);
+
+/* Wrong passwords, counted per player (or STORE_ORGANISER) and per class:
+ * `own` is mail whose From is the registered address, the rest is another
+ * class, so a guesser writing from elsewhere never slows the player down.
+ * GUARD_FREE_ATTEMPTS wrong passwords in a row are free; each further one
+ * makes the class wait GUARD_FIRST_DELAY, doubled each time, at most
+ * GUARD_MAX_DELAY, before a password of that class is checked again (a mail
+ * meanwhile is refused unread, with a reply saying until when). At the
+ * GUARD_FREE_ATTEMPTS-th the organiser is mailed, once per run; a right
+ * password ends the run. */
+#define GUARD_FREE_ATTEMPTS 5
+#define GUARD_FIRST_DELAY 60
+#define GUARD_MAX_DELAY 86400
+
+/* *until is when the class may try again, or 0 if it may now. */
+int guard_password_wait(struct engine *e, const char *who, bool own, int64_t now,
+			int64_t *until, char **errstr);
+/* Records a wrong password from sender (the From address, may be NULL). */
+int guard_password_wrong(struct engine *e, const struct campaign *c, const char *who, bool own,
+			 const char *sender, int64_t now, char **errstr);
+/* Records a right password: the run of wrong ones is over. */
+int guard_password_right(struct engine *e, const char *who, bool own, char **errstr);
+
 /* After a player's orders were stored (inside the mail's transaction):
  * battle result lines go to the battle waiting for them, and the year moves
  * on with the new orders. *note (allocated, or NULL) is a sentence for the

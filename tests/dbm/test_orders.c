@@ -181,7 +181,7 @@ static void test_every_kind_parses(void **state)
 		"VOTE CONTINUE\n"
 		"LEAVE CAMPAIGN REPLACEMENT heir@example.org\n"
 		"CONFIRM\n"
-		"PASSWORD n3wpassword\n"
+		"PASSWORD n3wpassword!\n"
 		"STATUS\nMAP\nHELP\n"
 		"BATTLE AT Champagne\n"
 		"WINNER france\n"
@@ -251,7 +251,7 @@ static void test_every_kind_parses(void **state)
 	assert_string_equal(o->arg, "heir@example.org");
 	assert_true(o->confirmed);
 	o = only(&set, ORDER_PASSWORD);
-	assert_string_equal(o->secret, "n3wpassword");
+	assert_string_equal(o->secret, "n3wpassword!");
 	assert_string_equal(o->text, "PASSWORD ********");
 	assert_true(set.wants_status && set.wants_map && set.wants_help);
 	const struct order *battle = only(&set, ORDER_BATTLE_AT);
@@ -905,7 +905,8 @@ static void test_diplomacy_and_leaving(void **state)
 	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nLEAVE CAMPAIGN CONFIRM\n"
 				     "PASSWORD short\n", &set), 1);
 	assert_true(only(&set, ORDER_LEAVE)->confirmed);
-	assert_error_contains(only(&set, ORDER_PASSWORD), "8 to 128 characters");
+	assert_error_contains(only(&set, ORDER_PASSWORD),
+			      "at least 12 characters (this one has 5): a shorter one could be guessed");
 	assert_null(only(&set, ORDER_PASSWORD)->secret);
 	orders_set_free(&set);
 
@@ -941,7 +942,7 @@ static void test_password_never_echoed(void **state)
 	const char *text = "PLAYER burgundy Sw0rdf1sh!\n"
 			   "my password is Sw0rdf1sh! I think\n"
 			   "PASSWORD N3wSecret#42\n"
-			   "PASSWORD Tr0ub4dor&3\n"
+			   "PASSWORD Tr0ub4dor&3x\n"
 			   "INVADE Flandres Sw0rdf1sh!\n"
 			   "PLAYER Burgandy Sw0rdf1sh!\n"
 			   "IN STORM HALT\n";
@@ -957,7 +958,7 @@ static void test_password_never_echoed(void **state)
 	assert_true(dump_contains(ack, "my password is ******** I think"));
 	assert_true(json_is_true(json_object_get(ack, "password_changed")));
 	/* the secret of a PASSWORD line is kept for the engine only */
-	assert_string_equal(mail.orders[3].secret, "Tr0ub4dor&3");
+	assert_string_equal(mail.orders[3].secret, "Tr0ub4dor&3x");
 	char *pending_text = orders_format_pending(&current, c);
 	assert_null(strstr(pending_text, "Sw0rdf1sh"));
 	assert_null(strstr(pending_text, "Tr0ub4dor"));
