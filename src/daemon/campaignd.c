@@ -249,7 +249,7 @@ static int open_database(struct daemon *d)
 		if (waiting_since < 0) {
 			waiting_since = last_log = now;
 			log_warn("%s; waiting for the database (%s) before starting", err,
-				 rc == STORE_FULL ? "free some disk space"
+				 rc == STORE_FULL ? "the disk is full: free some space"
 						  : "another program holds its write lock");
 		} else if (now - last_log >= STARTUP_LOG_SECONDS) {
 			last_log = now;

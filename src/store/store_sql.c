@@ -5,6 +5,7 @@
 #include "store/store_p.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +37,10 @@ int store_db_fail(const struct store *s, char **errstr, int rc)
 	else if (primary == SQLITE_NOTADB)
 		status = STORE_VERSION;
 	else if (primary == SQLITE_FULL)
+		status = STORE_FULL;
+	/* a full disk met while growing the WAL or its index is an I/O error */
+	else if (primary == SQLITE_IOERR && s->db &&
+		 (sqlite3_system_errno(s->db) == ENOSPC || sqlite3_system_errno(s->db) == EDQUOT))
 		status = STORE_FULL;
 	const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
 	/* "database is locked" alone does not say what to do about it. */
