@@ -43,7 +43,7 @@ static char *msgid_domain(const char *message_id)
 	const char *at = message_id ? strrchr(message_id, '@') : NULL;
 	if (!at || !at[1])
 		return xstrdup("-");
-	char *d = xstrndup(at + 1, 64);
+	char *d = xstrndup(at + 1, strnlen(at + 1, 64));
 	for (char *p = d; *p; p++)
 		*p = (char)(isalnum((unsigned char)*p) || *p == '.' || *p == '-'
 				    ? tolower((unsigned char)*p) : '_');
@@ -52,7 +52,8 @@ static char *msgid_domain(const char *message_id)
 
 static char *lower_copy(const char *s, size_t max)
 {
-	char *d = xstrndup(s ? s : "-", max);
+	const char *src = s ? s : "-";
+	char *d = xstrndup(src, strnlen(src, max));
 	for (char *p = d; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	return d;

@@ -788,8 +788,9 @@ static void test_outbox_secret_and_modes(void **state)
 	ok(store_outbox_add(s, "<p2@x>", "b@example.org", raw2, strlen(raw2), 10, &id2, &err),
 	   &err);
 	ok(store_outbox_set_secret(s, id2, &err), &err);
-	ok(store_outbox_add(s, "<n@x>", "c@example.org", "Subject: n\r\n\r\nno secret\r\n", 29,
-			    10, &id3, &err), &err);
+	const char *plain = "Subject: n\r\n\r\nno secret\r\n";
+	ok(store_outbox_add(s, "<n@x>", "c@example.org", plain, strlen(plain), 10, &id3, &err),
+	   &err);
 	ok(store_commit(s, &err), &err);
 	assert_int_equal(file_mode(sc->db), 0600);
 	assert_true(file_contains(wal, pw1) || file_contains(sc->db, pw1));
