@@ -35,6 +35,13 @@ struct engine {
 /* At most max bytes of s (never cutting a UTF-8 character), with "..."
  * when cut: what a reply may quote of what it answers. Caller frees. */
 char *engine_excerpt(const char *s, size_t max);
+
+/* mailbox.c: the mail uid was processed (inside its transaction): the last
+ * UID moves on and the mail waits for its move. Returns 0 or -1. */
+int engine_mailbox_advance(struct engine *e, uint32_t uidvalidity, uint32_t uid, char **errstr);
+/* The Message-ID as the inbound log keeps it: "<id>", or for an id longer
+ * than any real one "<hash@long-id.invalid>" (unique, bounded). */
+char *engine_stored_message_id(const char *id);
 #define ENGINE_EXCERPT_SUBJECT 100
 #define ENGINE_EXCERPT_LINE 200
 #define ENGINE_ACK_MAX_LINES 200

@@ -86,6 +86,18 @@ static void secrets_enforce(struct engine *e, const char *template_name, char **
 	}
 }
 
+/* ---- excerpts of what a reply answers ---- */
+
+char *engine_excerpt(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return xstrdup(s);
+	while (n > 0 && max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--; /* back to the start of a character */
+	return xasprintf("%.*s...", (int)max, s);
+}
+
 /* ---- queueing ---- */
 
 int engine_queue_mail(struct engine *e, const struct reply *r, const char *campaign_name,

@@ -505,7 +505,7 @@ static int queue_leaking_mail(struct test_engine *f)
 	json_object_set_new(data, "campaign", json_string("Test"));
 	json_object_set_new(data, "reason", json_string("a template bug: " BURGUNDY_PW));
 	struct reply r = {"philippe@example.org", "Philippe", "Re: PLAYER burgundy " BURGUNDY_PW,
-			  "rejected", data, NULL, "leak.1", MAIL_AUTO_REPLIED, NULL, 0, NULL};
+			  "rejected", data, NULL, "leak.1", MAIL_AUTO_REPLIED, NULL, 0, NULL, false};
 	char *err = NULL, *body = NULL;
 	int rc = engine_queue_mail(e, &r, "Test", NOW, &body, &err);
 	json_decref(data);

@@ -17,6 +17,8 @@
 #include "lib/campaign_fixture.h"
 #include "engine/engine.h"
 #include "lib/engine_fixture.h"
+#include "lib/files.h"
+#include "lib/store_fixture.h"
 #include "store/store.h"
 #include "text/templates.h"
 #include "base/util.h"

@@ -770,7 +770,7 @@ static void test_outbox_secret_and_modes(void **state)
 {
 	struct scratch *sc = *state;
 	mode_t old_umask = umask(0);
-	struct store *s = open_db(sc->db);
+	struct store *s = test_store_open(sc->db);
 	char *err = NULL, *wal = xasprintf("%s-wal", sc->db);
 	const char *pw1 = "7QKM-ZD3V-XW9A-PR2T", *pw2 = "H4CB-N8EJ-5SYF-G6WD";
 	struct strbuf body = {0};
