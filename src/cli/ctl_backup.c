@@ -34,20 +34,9 @@ static int run(int argc, char **argv)
 	if (!db || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_backup);
 	const char *dest = argv[optind];
-	/* The copy is created here, exclusively: any existing name is refused,
-	 * a symbolic link too (even one that points nowhere), so the copy can
-	 * never land where a link sends it. Private like the database. */
-	int fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			fprintf(stderr, "%s: %s already exists; choose a new file name\n",
-				ctl_prog, dest);
-		else
-			fprintf(stderr, "%s: %s: %s\n", ctl_prog, dest, strerror(errno));
-		return EX_CANTCREAT;
-	}
-	fchmod(fd, 0600);
-	close(fd);
+	/* store_backup creates the copy exclusively (any existing name is
+	 * refused, a symbolic link too, even one that points nowhere) and
+	 * private like the database, and removes it if the copy fails. */
 	struct store *s = NULL;
 	char *err = NULL;
 	int rc = store_open(db, STORE_READONLY, &s, &err);
@@ -55,7 +44,6 @@ static int run(int argc, char **argv)
 		rc = store_backup(s, dest, &err);
 	store_close(s);
 	if (rc != STORE_OK) {
-		unlink(dest);
 		fprintf(stderr, "%s: %s\n", ctl_prog, err);
 		free(err);
 		return store_status_exit_code(rc);

@@ -788,10 +788,13 @@ static int apply_mail(struct process *p, char **errstr)
 		const struct player *pl = &c->players[set.player];
 		free(out->player);
 		out->player = xstrdup(pl->key);
-		if (p->forwarded) {
+		int checked = 0;
+		if (p->forwarded)
 			pw = PASSWORD_RIGHT; /* forwarded_orders checked it */
-		} else if (check_password(p, pl->key, pl->email, set.password, &pw, &until,
-					  errstr) != 0) {
+		else
+			checked = check_password(p, pl->key, pl->email, set.password, &pw, &until,
+						 errstr);
+		if (checked != 0) {
 			rc = -1;
 		} else if (pw == PASSWORD_WAIT) {
 			rc = reject_waiting(p, set.player, pl->email, pl->name,
