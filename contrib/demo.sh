@@ -6,17 +6,21 @@
 # moment, so three days pass in a second); its answers are written as .eml
 # files. At the end: the year's diary, the web diary and the dice checked.
 # Usage: demo.sh BUILDDIR SRCDIR DEMODIR
+# CAMPAIGNCTL, CAMPAIGND, CAMPAIGND_TEMPLATES and DEMO_CAMPAIGN, when set,
+# name other programs, templates and campaign file (make check-package plays
+# the demo with the installed ones).
 set -eu
 build=$1 src=$2 demo=$3
-ctl="$build/campaignctl"
-daemon="$build/campaignd"
-export CAMPAIGND_TEMPLATES="$src/templates"
+ctl="${CAMPAIGNCTL:-$build/campaignctl}"
+daemon="${CAMPAIGND:-$build/campaignd}"
+campaign="${DEMO_CAMPAIGN:-$src/contrib/examples/europe1450.campaign}"
+export CAMPAIGND_TEMPLATES="${CAMPAIGND_TEMPLATES:-$src/templates}"
 
 rm -rf "$demo"
 mkdir -p "$demo/inbox/new" "$demo/inbox/cur" "$demo/inbox/tmp"
 cd "$demo"
 
-(umask 077 && "$ctl" init "$src/contrib/examples/europe1450.campaign" -d campaign.db > passwords.txt)
+(umask 077 \&\& "$ctl" init "$campaign" -d campaign.db > passwords.txt)
 cat passwords.txt
 password() { awk -v n="$1" '$1 == n { print $NF }' passwords.txt; }
 
