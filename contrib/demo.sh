@@ -20,7 +20,7 @@ rm -rf "$demo"
 mkdir -p "$demo/inbox/new" "$demo/inbox/cur" "$demo/inbox/tmp"
 cd "$demo"
 
-(umask 077 \&\& "$ctl" init "$campaign" -d campaign.db > passwords.txt)
+(umask 077 && "$ctl" init "$campaign" -d campaign.db > passwords.txt)
 cat passwords.txt
 password() { awk -v n="$1" '$1 == n { print $NF }' passwords.txt; }
 

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "cli/campaignctl.h"
+#include "base/util.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,14 +59,32 @@ static const struct ctl_command *const commands[] = {
 	NULL,
 };
 
+/* A command works on a campaign database when its usage says -d DB; those
+ * all take -c CONFIG as well. */
+static bool takes_config(const struct ctl_command *cmd)
+{
+	return strstr(cmd->usage, "-d DB") != NULL;
+}
+
+static int run_command(const struct ctl_command *cmd, int argc, char **argv)
+{
+	int rc = cmd->run(argc, argv);
+	ctl_config_release();
+	return rc;
+}
+
 static void help(FILE *out)
 {
 	fprintf(out, "usage: campaignctl COMMAND [ARGS]\n\n"
 		     "The organiser's tool for a campaignd campaign.\n\nCommands:\n");
 	for (size_t i = 0; commands[i]; i++)
 		fprintf(out, "  %-48s %s\n", commands[i]->usage, commands[i]->summary);
-	fprintf(out, "\nOptions:\n  -h, --help     show this help\n"
-		     "  -V, --version  show the version\n\n"
+	fprintf(out, "\nOptions:\n"
+		     "  -c, --config CONFIG  before the command: the campaign whose configuration\n"
+		     "                       is CONFIG, a file or a name (club: /etc/campaignd/club.conf);\n"
+		     "                       every command taking -d DB takes -c CONFIG as well\n"
+		     "  -h, --help           show this help\n"
+		     "  -V, --version        show the version\n\n"
 		     "'campaignctl COMMAND --help' or 'campaignctl help COMMAND' shows a\n"
 		     "command's options. See campaignctl(1).\n");
 }
@@ -97,6 +116,21 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		help(stderr);
 		return EX_USAGE;
+	}
+	/* campaignctl -c CONFIG COMMAND ARGS: as COMMAND -c CONFIG ARGS. */
+	const char *config = NULL;
+	if (strcmp(argv[1], "-c") == 0 || strcmp(argv[1], "--config") == 0) {
+		if (argc < 4) {
+			help(stderr);
+			return EX_USAGE;
+		}
+		config = argv[2];
+		argc -= 2;
+		argv += 2;
+	} else if (strncmp(argv[1], "--config=", 9) == 0 && argc >= 3) {
+		config = argv[1] + 9;
+		argc -= 1;
+		argv += 1;
 	}
 	if (strcmp(argv[1], "help") == 0 && argc == 3) {
 		const struct ctl_command *cmd = find(argv[2]);
@@ -132,5 +166,21 @@ int main(int argc, char **argv)
 	static char prog[64];
 	snprintf(prog, sizeof prog, "campaignctl %s", cmd->name);
 	ctl_prog = prog;
-	return cmd->run(argc - 1, argv + 1);
+	if (!config)
+		return run_command(cmd, argc - 1, argv + 1);
+	if (!takes_config(cmd)) {
+		fprintf(stderr, "%s: this command works on no campaign; -c is not for it\n", ctl_prog);
+		return EX_USAGE;
+	}
+	/* as COMMAND -c CONFIG ARGS */
+	int n = argc - 1;
+	char **args = xcalloc((size_t)n + 3, sizeof *args);
+	args[0] = argv[1];
+	args[1] = (char *)"-c";
+	args[2] = (char *)config;
+	for (int i = 1; i < n; i++)
+		args[i + 2] = argv[1 + i];
+	int rc = run_command(cmd, n + 2, args);
+	free(args);
+	return rc;
 }

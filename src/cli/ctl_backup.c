@@ -19,17 +19,27 @@ extern const struct ctl_command ctl_cmd_backup;
 
 static int run(int argc, char **argv)
 {
+	const char *config = NULL;
 	const char *db = NULL;
 	static const struct option opts[] = {
 		{"database", required_argument, NULL, 'd'},
+		{"config", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
-		if (ch != 'd')
+	while ((ch = getopt_long(argc, argv, "c:d:", opts, NULL)) != -1) {
+		if (ch == 'c')
+			config = optarg;
+		else if (ch == 'd')
+			db = optarg;
+		else
 			return ctl_usage(&ctl_cmd_backup);
-		db = optarg;
+	}
+	if (config) {
+		int crc = ctl_config_database(config, &db);
+		if (crc != EX_OK)
+			return crc;
 	}
 	if (!db || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_backup);

@@ -52,8 +52,16 @@ static int run(int argc, char **argv)
 	 * limits, so the mail is read and answered exactly as campaignd would. */
 	struct conf *cfg = NULL;
 	if (config) {
+		/* a file, or an instance's name (club: /etc/campaignd/club.conf) */
+		char *cerr = NULL, *path = conf_path_for(config, &cerr);
+		if (!path) {
+			fprintf(stderr, "%s: %s\n", ctl_prog, cerr);
+			free(cerr);
+			return EX_USAGE;
+		}
 		struct diag_list diags = {0};
-		cfg = conf_load(config, &diags);
+		cfg = conf_load_no_secrets(path, &diags);
+		free(path);
 		diag_print(&diags, stderr);
 		diag_free(&diags);
 		if (!cfg)

@@ -27,16 +27,21 @@ static int run_export(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"database", required_argument, NULL, 'd'},
+		{"config", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *config = NULL;
 	const char *db = NULL;
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:d:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
+			break;
+		case 'c':
+			config = optarg;
 			break;
 		case 'h':
 			printf("usage: campaignctl %s\n\n"
@@ -47,6 +52,11 @@ static int run_export(int argc, char **argv)
 		default:
 			return ctl_usage(&ctl_cmd_export);
 		}
+	}
+	if (config) {
+		int crc = ctl_config_database(config, &db);
+		if (crc != EX_OK)
+			return crc;
 	}
 	if (!db || optind != argc)
 		return ctl_usage(&ctl_cmd_export);

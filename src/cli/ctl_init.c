@@ -121,18 +121,23 @@ static int run_init(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"database", required_argument, NULL, 'd'},
+		{"config", required_argument, NULL, 'c'},
 		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *config = NULL;
 	const char *db = NULL;
 	bool force = false;
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:fh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:d:fh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
+			break;
+		case 'c':
+			config = optarg;
 			break;
 		case 'f':
 			force = true;
@@ -147,6 +152,11 @@ static int run_init(int argc, char **argv)
 		default:
 			return ctl_usage(&ctl_cmd_init);
 		}
+	}
+	if (config) {
+		int crc = ctl_config_database(config, &db);
+		if (crc != EX_OK)
+			return crc;
 	}
 	if (!db || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_init);

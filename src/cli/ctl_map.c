@@ -54,20 +54,25 @@ static int run_map(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"database", required_argument, NULL, 'd'},
+		{"config", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
 		{"no-armies", no_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *config = NULL;
 	const char *db = NULL, *output = NULL;
 	struct map_svg_options mo;
 	map_svg_options_default(&mo);
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:o:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:d:o:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
+			break;
+		case 'c':
+			config = optarg;
 			break;
 		case 'o':
 			output = optarg;
@@ -84,6 +89,11 @@ static int run_map(int argc, char **argv)
 		default:
 			return ctl_usage(&ctl_cmd_map);
 		}
+	}
+	if (config) {
+		int crc = ctl_config_database(config, &db);
+		if (crc != EX_OK)
+			return crc;
 	}
 	if (!db || optind != argc)
 		return ctl_usage(&ctl_cmd_map);

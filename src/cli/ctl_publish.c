@@ -32,17 +32,22 @@ static int run_publish(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"database", required_argument, NULL, 'd'},
+		{"config", required_argument, NULL, 'c'},
 		{"templates", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *config = NULL;
 	const char *db = NULL, *overrides = NULL;
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:t:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:d:t:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
+			break;
+		case 'c':
+			config = optarg;
 			break;
 		case 't':
 			overrides = optarg;
@@ -57,6 +62,11 @@ static int run_publish(int argc, char **argv)
 		default:
 			return ctl_usage(&ctl_cmd_publish);
 		}
+	}
+	if (config) {
+		int crc = ctl_config_database(config, &db);
+		if (crc != EX_OK)
+			return crc;
 	}
 	if (!db || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_publish);

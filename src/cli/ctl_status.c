@@ -301,17 +301,19 @@ static int run_status(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"database", required_argument, NULL, 'd'},
+		{"config", required_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
 		{"now", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *config = NULL;
 	const char *db = NULL;
 	bool as_json = false;
 	int64_t now = (int64_t)time(NULL);
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:jn:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:d:jn:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'n': {
 			char *end = NULL;
@@ -325,6 +327,9 @@ static int run_status(int argc, char **argv)
 		}
 		case 'd':
 			db = optarg;
+			break;
+		case 'c':
+			config = optarg;
 			break;
 		case 'j':
 			as_json = true;
@@ -342,6 +347,11 @@ static int run_status(int argc, char **argv)
 		default:
 			return ctl_usage(&ctl_cmd_status);
 		}
+	}
+	if (config) {
+		int crc = ctl_config_database(config, &db);
+		if (crc != EX_OK)
+			return crc;
 	}
 	if (!db || optind != argc)
 		return ctl_usage(&ctl_cmd_status);

@@ -40,8 +40,17 @@ int ctl_year_open(struct ctl_year *y, const struct ctl_year_opts *o)
 {
 	memset(y, 0, sizeof *y);
 	if (o->config) {
+		char *err = NULL;
+		char *path = conf_path_for(o->config, &err);
+		if (!path) {
+			fprintf(stderr, "campaignctl: -c %s\n", err);
+			free(err);
+			return EX_USAGE;
+		}
+		/* campaignctl never logs in: no password file read, no command run */
 		struct diag_list diags = {0};
-		y->cfg = conf_load(o->config, &diags);
+		y->cfg = conf_load_no_secrets(path, &diags);
+		free(path);
 		diag_print(&diags, stderr);
 		diag_free(&diags);
 		if (!y->cfg)

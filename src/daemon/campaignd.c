@@ -579,9 +579,10 @@ static int run_forever(struct daemon *d, const char *config_path)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: campaignd -c FILE [--once | --check-config] [--now SECONDS]\n\n"
+		"usage: campaignd -c CONFIG [--once | --check-config] [--now SECONDS]\n\n"
 		"The campaignd daemon: reads order mail, answers it, runs the campaign.\n\n"
-		"  -c, --config FILE   the configuration file (campaignd.conf(5))\n"
+		"  -c, --config CONFIG the configuration file (campaignd.conf(5)), or the\n"
+		"                      name of one: club means /etc/campaignd/club.conf\n"
 		"      --once          process the waiting mail and the outbox, then exit\n"
 		"      --check-config  check the configuration and the database, then exit\n"
 		"      --now SECONDS   act as if the time were SECONDS since the epoch\n"
@@ -595,7 +596,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	const char *config_path = NULL;
+	const char *config_arg = NULL;
 	bool once = false, check_only = false;
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -610,7 +611,7 @@ int main(int argc, char **argv)
 	int ch;
 	while ((ch = getopt_long(argc, argv, "c:hV", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'c': config_path = optarg; break;
+		case 'c': config_arg = optarg; break;
 		case 'o': once = true; break;
 		case 'k': check_only = true; break;
 		case 'n':
@@ -633,8 +634,15 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EX_USAGE;
 		}
 	}
-	if (!config_path || optind != argc) {
+	if (!config_arg || optind != argc) {
 		usage(stderr);
+		return EX_USAGE;
+	}
+	char *err_name = NULL;
+	char *config_path = conf_path_for(config_arg, &err_name);
+	if (!config_path) {
+		fprintf(stderr, "campaignd: -c %s\n", err_name);
+		free(err_name);
 		return EX_USAGE;
 	}
 	if (once && max_gap < 0)
@@ -654,5 +662,6 @@ int main(int argc, char **argv)
 	else if (rc == EX_OK)
 		rc = once ? run_once(&d) : run_forever(&d, config_path);
 	daemon_close(&d);
+	free(config_path);
 	return rc;
 }

@@ -10,54 +10,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key_type { K_STRING, K_PATH, K_INT, K_BOOL, K_SOURCE, K_SINK, K_TLS };
+enum key_type { K_STRING, K_PATH, K_INT, K_BOOL, K_SOURCE, K_SINK, K_TLS, K_COMMAND };
 
 struct key_def {
 	const char *name;
 	enum key_type type;
 	size_t offset;
 	int min, max; /* K_INT bounds */
+	size_t line_offset; /* K_COMMAND: the int that keeps its line */
 };
 
 #define S(f) offsetof(struct conf, f)
 static const struct key_def keys[] = {
-	{"database", K_PATH, S(database), 0, 0},
-	{"campaign-address", K_STRING, S(campaign_address), 0, 0},
-	{"campaign-from-name", K_STRING, S(campaign_from_name), 0, 0},
-	{"templates", K_PATH, S(templates_dir), 0, 0},
-	{"publish", K_PATH, S(publish_dir), 0, 0},
-	{"log-level", K_STRING, S(log_level), 0, 0},
-	{"log-target", K_STRING, S(log_target), 0, 0},
-	{"source", K_SOURCE, S(source), 0, 0},
-	{"maildir", K_PATH, S(maildir), 0, 0},
-	{"processed-folder", K_STRING, S(processed_folder), 0, 0},
-	{"quarantine-folder", K_STRING, S(quarantine_folder), 0, 0},
-	{"quarantine-after", K_INT, S(quarantine_after), 1, 1000},
-	{"keep-mail-days", K_INT, S(keep_mail_days), 1, 3650},
-	{"imap-host", K_STRING, S(imap_host), 0, 0},
-	{"imap-port", K_INT, S(imap_port), 1, 65535},
-	{"imap-tls", K_TLS, S(imap_tls), 0, 0},
-	{"imap-user", K_STRING, S(imap_user), 0, 0},
-	{"imap-password", K_STRING, S(imap_password), 0, 0},
-	{"imap-password-file", K_PATH, S(imap_password_file), 0, 0},
-	{"imap-folder", K_STRING, S(imap_folder), 0, 0},
-	{"imap-ca-file", K_PATH, S(imap_ca_file), 0, 0},
-	{"imap-insecure", K_BOOL, S(imap_insecure), 0, 0},
-	{"poll-interval", K_INT, S(poll_seconds), 1, 86400},
-	{"sink", K_SINK, S(sink), 0, 0},
-	{"outbox", K_PATH, S(outbox_dir), 0, 0},
-	{"smtp-host", K_STRING, S(smtp_host), 0, 0},
-	{"smtp-port", K_INT, S(smtp_port), 1, 65535},
-	{"smtp-tls", K_TLS, S(smtp_tls), 0, 0},
-	{"smtp-user", K_STRING, S(smtp_user), 0, 0},
-	{"smtp-password", K_STRING, S(smtp_password), 0, 0},
-	{"smtp-password-file", K_PATH, S(smtp_password_file), 0, 0},
-	{"smtp-insecure", K_BOOL, S(smtp_insecure), 0, 0},
-	{"smtp-ca-file", K_PATH, S(smtp_ca_file), 0, 0},
-	{"max-message-size", K_INT, S(max_message_bytes), 1024, INT_MAX},
-	{"max-mime-depth", K_INT, S(max_mime_depth), 1, 200},
-	{"max-mime-parts", K_INT, S(max_mime_parts), 10, 100000},
-	{"rate-limit", K_INT, S(rate_limit_per_hour), 1, 100000},
+	{"database", K_PATH, S(database), 0, 0, 0},
+	{"campaign-address", K_STRING, S(campaign_address), 0, 0, 0},
+	{"campaign-from-name", K_STRING, S(campaign_from_name), 0, 0, 0},
+	{"templates", K_PATH, S(templates_dir), 0, 0, 0},
+	{"publish", K_PATH, S(publish_dir), 0, 0, 0},
+	{"log-level", K_STRING, S(log_level), 0, 0, 0},
+	{"log-target", K_STRING, S(log_target), 0, 0, 0},
+	{"source", K_SOURCE, S(source), 0, 0, 0},
+	{"maildir", K_PATH, S(maildir), 0, 0, 0},
+	{"processed-folder", K_STRING, S(processed_folder), 0, 0, 0},
+	{"quarantine-folder", K_STRING, S(quarantine_folder), 0, 0, 0},
+	{"quarantine-after", K_INT, S(quarantine_after), 1, 1000, 0},
+	{"keep-mail-days", K_INT, S(keep_mail_days), 1, 3650, 0},
+	{"imap-host", K_STRING, S(imap_host), 0, 0, 0},
+	{"imap-port", K_INT, S(imap_port), 1, 65535, 0},
+	{"imap-tls", K_TLS, S(imap_tls), 0, 0, 0},
+	{"imap-user", K_STRING, S(imap_user), 0, 0, 0},
+	{"imap-password", K_STRING, S(imap_password), 0, 0, 0},
+	{"imap-password-file", K_PATH, S(imap_password_file), 0, 0, 0},
+	{"imap-password-command", K_COMMAND, S(imap_password_command), 0, 0,
+	 S(imap_password_command_line)},
+	{"imap-folder", K_STRING, S(imap_folder), 0, 0, 0},
+	{"imap-ca-file", K_PATH, S(imap_ca_file), 0, 0, 0},
+	{"imap-insecure", K_BOOL, S(imap_insecure), 0, 0, 0},
+	{"poll-interval", K_INT, S(poll_seconds), 1, 86400, 0},
+	{"sink", K_SINK, S(sink), 0, 0, 0},
+	{"outbox", K_PATH, S(outbox_dir), 0, 0, 0},
+	{"smtp-host", K_STRING, S(smtp_host), 0, 0, 0},
+	{"smtp-port", K_INT, S(smtp_port), 1, 65535, 0},
+	{"smtp-tls", K_TLS, S(smtp_tls), 0, 0, 0},
+	{"smtp-user", K_STRING, S(smtp_user), 0, 0, 0},
+	{"smtp-password", K_STRING, S(smtp_password), 0, 0, 0},
+	{"smtp-password-file", K_PATH, S(smtp_password_file), 0, 0, 0},
+	{"smtp-password-command", K_COMMAND, S(smtp_password_command), 0, 0,
+	 S(smtp_password_command_line)},
+	{"smtp-insecure", K_BOOL, S(smtp_insecure), 0, 0, 0},
+	{"smtp-ca-file", K_PATH, S(smtp_ca_file), 0, 0, 0},
+	{"max-message-size", K_INT, S(max_message_bytes), 1024, INT_MAX, 0},
+	{"max-mime-depth", K_INT, S(max_mime_depth), 1, 200, 0},
+	{"max-mime-parts", K_INT, S(max_mime_parts), 10, 100000, 0},
+	{"rate-limit", K_INT, S(rate_limit_per_hour), 1, 100000, 0},
 };
 #undef S
 
@@ -66,10 +71,10 @@ const char *const conf_keys[] = {
 	"log-level", "log-target", "source", "maildir", "processed-folder",
 	"quarantine-folder", "quarantine-after", "keep-mail-days", "imap-host",
 	"imap-port", "imap-tls", "imap-user", "imap-password", "imap-password-file",
-	"imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
+	"imap-password-command", "imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
 	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
-	"smtp-password-file", "smtp-insecure", "smtp-ca-file", "max-message-size",
-	"max-mime-depth", "max-mime-parts", "rate-limit", NULL,
+	"smtp-password-file", "smtp-password-command", "smtp-insecure", "smtp-ca-file",
+	"max-message-size", "max-mime-depth", "max-mime-parts", "rate-limit", NULL,
 };
 
 static void conf_defaults(struct conf *cfg)
@@ -154,6 +159,11 @@ static void set_key(struct conf *cfg, const struct key_def *k, const char *value
 	case K_PATH:
 		free(*(char **)field);
 		*(char **)field = resolve_path(value, base_dir);
+		break;
+	case K_COMMAND:
+		free(*(char **)field);
+		*(char **)field = xstrdup(value);
+		*(int *)(void *)((char *)cfg + k->line_offset) = line;
 		break;
 	case K_INT: {
 		char *end;
@@ -245,10 +255,17 @@ static void check_required(struct conf *cfg, const char *filename, struct diag_l
 			diag_add(diags, DIAG_ERROR, filename, 0, "source = imap needs \"imap-host\"");
 		if (!cfg->imap_user)
 			diag_add(diags, DIAG_ERROR, filename, 0, "source = imap needs \"imap-user\"");
-		if (!cfg->imap_password && !cfg->imap_password_file)
+		if (!cfg->imap_password && !cfg->imap_password_file && !cfg->imap_password_command)
 			diag_add(diags, DIAG_ERROR, filename, 0,
-				 "source = imap needs \"imap-password-file\" (or \"imap-password\")");
+				 "source = imap needs \"imap-password-file\" or \"imap-password-command\" "
+				 "(or \"imap-password\")");
 	}
+	if (!!cfg->imap_password + !!cfg->imap_password_file + !!cfg->imap_password_command > 1)
+		diag_add(diags, DIAG_ERROR, filename, 0,
+			 "set only one of imap-password, imap-password-file and imap-password-command");
+	if (!!cfg->smtp_password + !!cfg->smtp_password_file + !!cfg->smtp_password_command > 1)
+		diag_add(diags, DIAG_ERROR, filename, 0,
+			 "set only one of smtp-password, smtp-password-file and smtp-password-command");
 	if ((cfg->sink == SINK_DIRECTORY || cfg->sink == SINK_MAILDIR) && !cfg->outbox_dir)
 		diag_add(diags, DIAG_ERROR, filename, 0, "sink = %s needs \"outbox\"",
 			 cfg->sink == SINK_MAILDIR ? "maildir" : "directory");
@@ -362,6 +379,7 @@ void conf_free(struct conf *cfg)
 		&cfg->imap_password, &cfg->imap_password_file, &cfg->imap_folder,
 		&cfg->imap_ca_file, &cfg->outbox_dir, &cfg->smtp_host, &cfg->smtp_user,
 		&cfg->smtp_password, &cfg->smtp_password_file, &cfg->smtp_ca_file,
+		&cfg->imap_password_command, &cfg->smtp_password_command,
 	};
 	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) {
 		if (*strings[i] && (strings[i] == &cfg->imap_password ||

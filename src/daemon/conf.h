@@ -34,6 +34,8 @@ struct conf {
 	char *imap_user;
 	char *imap_password;
 	char *imap_password_file;
+	char *imap_password_command; /* run by conf_load; its first line is the password */
+	int imap_password_command_line; /* where it was set, for its errors */
 	char *imap_folder;
 	char *imap_ca_file;
 	int imap_tls_line;     /* where imap-tls was set (0: the default) */
@@ -48,6 +50,8 @@ struct conf {
 	char *smtp_user;
 	char *smtp_password;
 	char *smtp_password_file;
+	char *smtp_password_command;
+	int smtp_password_command_line;
 	bool smtp_insecure;
 	char *smtp_ca_file;    /* PEM file of trusted CAs (a private CA), or NULL */
 	int smtp_tls_line;     /* where smtp-tls was set (0: the default) */
@@ -65,9 +69,22 @@ struct conf {
 struct conf *conf_parse(const char *text, size_t len, const char *filename,
 			    const char *base_dir, struct diag_list *diags);
 
-/* Reads the file, parses it, reads the password files it names, and refuses
- * (a diag) a file holding a password that others than its owner can read. */
+/* Reads the file, parses it, reads the password files it names, runs the
+ * password commands (an error names the key, file:line and the command's
+ * exit status, never its output), and refuses (a diag) a file holding a
+ * password that others than its owner can read. */
 struct conf *conf_load(const char *path, struct diag_list *diags);
+
+/* conf_load without the secrets: no password file is read and no command
+ * run (campaignctl, which never logs in, uses it). */
+struct conf *conf_load_no_secrets(const char *path, struct diag_list *diags);
+
+/* What "-c ARG" names: ARG itself when it holds a '/' or ends in ".conf",
+ * else the configuration called ARG, "<dir>/ARG.conf", where <dir> is
+ * $CAMPAIGND_CONFIG_DIR if set, else the installed one (/etc/campaignd).
+ * NULL with *errstr set when ARG is neither a path nor a plain name
+ * (letters, digits, '-', '_', '.', '@'; not starting with '.' or '-'). */
+char *conf_path_for(const char *arg, char **errstr);
 
 /* The keys conf_parse knows, NULL-terminated (man page test uses it). */
 extern const char *const conf_keys[];

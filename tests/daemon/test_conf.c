@@ -14,7 +14,12 @@
 
 #include "daemon/conf.h"
 #include "lib/files.h"
+#include "base/secret_command.h"
 #include "base/util.h"
+
+#include <time.h>
+
+#include <time.h>
 
 static struct conf *parse(const char *text, struct diag_list *dl)
 {
@@ -226,6 +231,165 @@ static void test_smtp_ca_file_and_clear_login(void **state)
 	diag_free(&dl);
 }
 
+/* A scratch folder with a configuration file in it, mode 600. */
+struct scratch {
+	char dir[64];
+	char *cfg;
+};
+
+static void scratch_write(struct scratch *s, const char *text)
+{
+	if (!s->cfg) {
+		strcpy(s->dir, "/tmp/campaignd-conf-XXXXXX");
+		assert_non_null(mkdtemp(s->dir));
+		s->cfg = xasprintf("%s/club.conf", s->dir);
+	}
+	FILE *f = fopen(s->cfg, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(s->cfg, 0600);
+}
+
+static void scratch_free(struct scratch *s)
+{
+	char *cmd = xasprintf("rm -rf '%s'", s->dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(s->cfg);
+}
+
+#define IMAP_HEAD "database = c.db\ncampaign-address = a@example.org\nsource = imap\n" \
+		  "imap-host = h\nimap-user = u\noutbox = o\n"
+
+static void test_password_command(void **state)
+{
+	(void)state;
+	struct scratch s = {0};
+	struct diag_list dl = {0};
+	/* the first line is the password; the rest is ignored */
+	scratch_write(&s, IMAP_HEAD "imap-password-command = printf 'pa ss\\r\\nsecond\\n'\n"
+		      "sink = smtp\nsmtp-host = h\nsmtp-user = u\n"
+		      "smtp-password-command = echo smtp-secret; echo other >&2\n");
+	struct conf *c = conf_load(s.cfg, &dl);
+	assert_non_null(c);
+	assert_string_equal(c->imap_password, "pa ss");
+	assert_string_equal(c->smtp_password, "smtp-secret");
+	assert_int_equal(dl.count, 0);
+	conf_free(c);
+	diag_free(&dl);
+
+	/* a failing command: key, file:line and status; never its output */
+	scratch_write(&s, IMAP_HEAD "\n# the secret\nimap-password-command = echo leaked-secret; exit 3\n");
+	assert_null(conf_load(s.cfg, &dl));
+	const struct diag *d = diag_find(&dl, "imap-password-command");
+	assert_non_null(d);
+	assert_string_equal(d->file, s.cfg);
+	assert_int_equal(d->line, 9);
+	assert_non_null(strstr(d->message, "exited with status 3"));
+	for (size_t i = 0; i < dl.count; i++)
+		assert_null(strstr(dl.items[i].message, "leaked-secret"));
+	diag_free(&dl);
+
+	scratch_write(&s, IMAP_HEAD "imap-password-command = true\n");
+	assert_null(conf_load(s.cfg, &dl));
+	assert_non_null(diag_find(&dl, "printed nothing"));
+	diag_free(&dl);
+
+	scratch_write(&s, IMAP_HEAD "imap-password-command = echo x; kill -9 $$\n");
+	assert_null(conf_load(s.cfg, &dl));
+	assert_non_null(diag_find(&dl, "killed by signal 9"));
+	diag_free(&dl);
+
+	scratch_write(&s, IMAP_HEAD "imap-password-command = no-such-command-here\n");
+	assert_null(conf_load(s.cfg, &dl));
+	assert_non_null(diag_find(&dl, "status 127"));
+	diag_free(&dl);
+
+	/* only one way to give a password */
+	scratch_write(&s, IMAP_HEAD "imap-password-command = echo a\nimap-password-file = f\n");
+	assert_null(conf_load(s.cfg, &dl));
+	assert_non_null(diag_find(&dl, "set only one of imap-password"));
+	diag_free(&dl);
+
+	/* campaignctl's load runs nothing */
+	char *marker = xasprintf("%s/ran", s.dir);
+	char *text = xasprintf(IMAP_HEAD "imap-password-command = touch '%s'; echo p\n", marker);
+	scratch_write(&s, text);
+	c = conf_load_no_secrets(s.cfg, &dl);
+	assert_non_null(c);
+	assert_null(c->imap_password);
+	assert_int_not_equal(access(marker, F_OK), 0);
+	conf_free(c);
+	c = conf_load(s.cfg, &dl);
+	assert_non_null(c);
+	assert_int_equal(access(marker, F_OK), 0);
+	conf_free(c);
+	diag_free(&dl);
+	free(text);
+	free(marker);
+	scratch_free(&s);
+}
+
+static void test_secret_command_limits(void **state)
+{
+	(void)state;
+	char *err = NULL;
+	time_t t0 = time(NULL);
+	assert_null(secret_command_run("sleep 10", 1, &err));
+	assert_non_null(strstr(err, "did not finish within 1 s"));
+	assert_true(time(NULL) - t0 < 5);
+	free(err);
+	err = NULL;
+	/* a helper left running in the background does not hold us up */
+	t0 = time(NULL);
+	char *s = secret_command_run("sleep 10 & echo token", 5, &err);
+	assert_non_null(s);
+	assert_string_equal(s, "token");
+	assert_true(time(NULL) - t0 < 4);
+	secret_free(s);
+	/* the command sees no standard input */
+	s = secret_command_run("read x || echo eof", 5, &err);
+	assert_non_null(s);
+	assert_string_equal(s, "eof");
+	secret_free(s);
+	/* endless output is cut, and is an error */
+	assert_null(secret_command_run("yes", 5, &err));
+	assert_non_null(strstr(err, "printed more than"));
+	free(err);
+}
+
+static void test_config_names(void **state)
+{
+	(void)state;
+	char *err = NULL;
+	setenv("CAMPAIGND_CONFIG_DIR", "/srv/conf", 1);
+	char *p = conf_path_for("club", &err);
+	assert_string_equal(p, "/srv/conf/club.conf");
+	free(p);
+	p = conf_path_for("league-2027_b", &err);
+	assert_string_equal(p, "/srv/conf/league-2027_b.conf");
+	free(p);
+	unsetenv("CAMPAIGND_CONFIG_DIR");
+	p = conf_path_for("club", &err);
+	assert_string_equal(p, CONFDIR "/club.conf");
+	free(p);
+	/* paths stay paths */
+	const char *paths[] = {"campaignd.conf", "./club", "/etc/campaignd/x.conf", "a/b"};
+	for (size_t i = 0; i < 4; i++) {
+		p = conf_path_for(paths[i], &err);
+		assert_string_equal(p, paths[i]);
+		free(p);
+	}
+	const char *bad[] = {"", ".hidden", "-x", "a b", "club;rm", "caf\xc3\xa9"};
+	for (size_t i = 0; i < 6; i++) {
+		assert_null(conf_path_for(bad[i], &err));
+		assert_non_null(strstr(err, "neither a configuration file"));
+		free(err);
+		err = NULL;
+	}
+}
+
 /* Every key the parser knows is documented in campaignd.conf(5). */
 static void test_every_key_documented(void **state)
 {
@@ -258,6 +422,9 @@ int main(void)
 		cmocka_unit_test(test_smtp_ca_file_and_clear_login),
 		cmocka_unit_test(test_imap_needs_credentials),
 		cmocka_unit_test(test_load_refuses_readable_password),
+		cmocka_unit_test(test_password_command),
+		cmocka_unit_test(test_secret_command_limits),
+		cmocka_unit_test(test_config_names),
 		cmocka_unit_test(test_every_key_documented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
