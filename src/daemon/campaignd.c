@@ -6,6 +6,7 @@
 #include "daemon/conf.h"
 #include "engine/engine.h"
 #include "base/log.h"
+#include "base/secret_command.h"
 #include "store/store.h"
 #include "text/templates.h"
 #include "mail/transport.h"
@@ -114,7 +115,44 @@ struct daemon {
 	bool sink_blocked;          /* after the last flush */
 };
 
-static struct mail_source *make_source(const struct conf *cfg)
+/* OAuth2 tokens from the configured commands; ctx is the configuration,
+ * which lives as long as the transports. The output is never logged. */
+static char *token_from(const char *key, const char *command, int line, const char *file,
+			char **errstr)
+{
+	char *err = NULL;
+	char *token = secret_command_run(command, 0, &err);
+	if (!token)
+		*errstr = xasprintf("%s:%d: %s: the command %s", file, line, key, err);
+	free(err);
+	return token;
+}
+
+static char *imap_token(void *ctx, char **errstr)
+{
+	const struct conf *cfg = ctx;
+	return token_from("imap-token-command", cfg->imap_token_command,
+			  cfg->imap_token_command_line, cfg->path, errstr);
+}
+
+static char *smtp_token(void *ctx, char **errstr)
+{
+	const struct conf *cfg = ctx;
+	return token_from("smtp-token-command", cfg->smtp_token_command,
+			  cfg->smtp_token_command_line, cfg->path, errstr);
+}
+
+static enum transport_auth auth_of(enum conf_auth a)
+{
+	switch (a) {
+	case AUTH_PASSWORD: return TRANSPORT_AUTH_PASSWORD;
+	case AUTH_XOAUTH2: return TRANSPORT_AUTH_XOAUTH2;
+	case AUTH_OAUTHBEARER: return TRANSPORT_AUTH_OAUTHBEARER;
+	}
+	return TRANSPORT_AUTH_PASSWORD;
+}
+
+static struct mail_source *make_source(struct conf *cfg)
 {
 	struct transport_log tlog = {transport_log_fn, NULL};
 	if (cfg->source == SOURCE_MAILDIR) {
@@ -135,6 +173,8 @@ static struct mail_source *make_source(const struct conf *cfg)
 		.insecure = cfg->imap_insecure,
 		.user = cfg->imap_user,
 		.password = cfg->imap_password,
+		.auth = auth_of(cfg->imap_auth),
+		.token = {imap_token, cfg, (unsigned)cfg->token_lifetime},
 		.mailbox = cfg->imap_folder,
 		.processed_folder = cfg->processed_folder,
 		.quarantine_folder = cfg->quarantine_folder,
@@ -143,7 +183,7 @@ static struct mail_source *make_source(const struct conf *cfg)
 	return transport_imap_source_new(&i);
 }
 
-static struct mail_sink *make_sink(const struct conf *cfg)
+static struct mail_sink *make_sink(struct conf *cfg)
 {
 	struct transport_log tlog = {transport_log_fn, NULL};
 	switch (cfg->sink) {
@@ -160,6 +200,8 @@ static struct mail_sink *make_sink(const struct conf *cfg)
 			.insecure = cfg->smtp_insecure,
 			.user = cfg->smtp_user,
 			.password = cfg->smtp_password,
+			.auth = auth_of(cfg->smtp_auth),
+			.token = {smtp_token, cfg, (unsigned)cfg->token_lifetime},
 			.log = tlog,
 		};
 		return transport_smtp_sink_new(&s);

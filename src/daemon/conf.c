@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key_type { K_STRING, K_PATH, K_INT, K_BOOL, K_SOURCE, K_SINK, K_TLS, K_COMMAND };
+enum key_type { K_STRING, K_PATH, K_INT, K_BOOL, K_SOURCE, K_SINK, K_TLS, K_COMMAND, K_AUTH };
 
 struct key_def {
 	const char *name;
@@ -43,6 +43,8 @@ static const struct key_def keys[] = {
 	{"imap-password-file", K_PATH, S(imap_password_file), 0, 0, 0},
 	{"imap-password-command", K_COMMAND, S(imap_password_command), 0, 0,
 	 S(imap_password_command_line)},
+	{"imap-auth", K_AUTH, S(imap_auth), 0, 0, 0},
+	{"imap-token-command", K_COMMAND, S(imap_token_command), 0, 0, S(imap_token_command_line)},
 	{"imap-folder", K_STRING, S(imap_folder), 0, 0, 0},
 	{"imap-ca-file", K_PATH, S(imap_ca_file), 0, 0, 0},
 	{"imap-insecure", K_BOOL, S(imap_insecure), 0, 0, 0},
@@ -57,6 +59,9 @@ static const struct key_def keys[] = {
 	{"smtp-password-file", K_PATH, S(smtp_password_file), 0, 0, 0},
 	{"smtp-password-command", K_COMMAND, S(smtp_password_command), 0, 0,
 	 S(smtp_password_command_line)},
+	{"smtp-auth", K_AUTH, S(smtp_auth), 0, 0, 0},
+	{"smtp-token-command", K_COMMAND, S(smtp_token_command), 0, 0, S(smtp_token_command_line)},
+	{"token-lifetime", K_INT, S(token_lifetime), 60, 86400, 0},
 	{"smtp-insecure", K_BOOL, S(smtp_insecure), 0, 0, 0},
 	{"smtp-ca-file", K_PATH, S(smtp_ca_file), 0, 0, 0},
 	{"max-message-size", K_INT, S(max_message_bytes), 1024, INT_MAX, 0},
@@ -71,10 +76,11 @@ const char *const conf_keys[] = {
 	"log-level", "log-target", "source", "maildir", "processed-folder",
 	"quarantine-folder", "quarantine-after", "keep-mail-days", "imap-host",
 	"imap-port", "imap-tls", "imap-user", "imap-password", "imap-password-file",
-	"imap-password-command", "imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
+	"imap-password-command", "imap-auth", "imap-token-command", "imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
 	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
-	"smtp-password-file", "smtp-password-command", "smtp-insecure", "smtp-ca-file",
-	"max-message-size", "max-mime-depth", "max-mime-parts", "rate-limit", NULL,
+	"smtp-password-file", "smtp-password-command", "smtp-auth", "smtp-token-command",
+	"token-lifetime", "smtp-insecure", "smtp-ca-file", "max-message-size", "max-mime-depth",
+	"max-mime-parts", "rate-limit", NULL,
 };
 
 static void conf_defaults(struct conf *cfg)
@@ -90,6 +96,7 @@ static void conf_defaults(struct conf *cfg)
 	cfg->quarantine_after = 3;
 	cfg->keep_mail_days = 30;
 	cfg->rate_limit_per_hour = 30;
+	cfg->token_lifetime = 3000;
 }
 
 static char *resolve_path(const char *value, const char *base_dir)
@@ -149,6 +156,7 @@ static void set_key(struct conf *cfg, const struct key_def *k, const char *value
 	static const char *const sources[] = {"maildir", "imap", NULL};
 	static const char *const sinks[] = {"directory", "maildir", "smtp", NULL};
 	static const char *const tls[] = {"implicit", "starttls", "none", NULL};
+	static const char *const auths[] = {"password", "xoauth2", "oauthbearer", NULL};
 	int e;
 	switch (k->type) {
 	case K_STRING:
@@ -159,6 +167,14 @@ static void set_key(struct conf *cfg, const struct key_def *k, const char *value
 	case K_PATH:
 		free(*(char **)field);
 		*(char **)field = resolve_path(value, base_dir);
+		break;
+	case K_AUTH:
+		if (!parse_enum(value, auths, &e))
+			diag_add(diags, DIAG_ERROR, filename, line,
+				 "%s must be password, xoauth2 or oauthbearer, not \"%s\"", k->name,
+				 value);
+		else
+			*(enum conf_auth *)field = (enum conf_auth)e;
 		break;
 	case K_COMMAND:
 		free(*(char **)field);
@@ -255,7 +271,16 @@ static void check_required(struct conf *cfg, const char *filename, struct diag_l
 			diag_add(diags, DIAG_ERROR, filename, 0, "source = imap needs \"imap-host\"");
 		if (!cfg->imap_user)
 			diag_add(diags, DIAG_ERROR, filename, 0, "source = imap needs \"imap-user\"");
-		if (!cfg->imap_password && !cfg->imap_password_file && !cfg->imap_password_command)
+		if (cfg->imap_auth == AUTH_OAUTHBEARER)
+			diag_add(diags, DIAG_ERROR, filename, 0,
+				 "imap-auth = oauthbearer is not supported; use xoauth2 (Gmail and "
+				 "Microsoft 365 take both)");
+		if (cfg->imap_auth != AUTH_PASSWORD && !cfg->imap_token_command)
+			diag_add(diags, DIAG_ERROR, filename, 0,
+				 "imap-auth = xoauth2 needs \"imap-token-command\" (a command "
+				 "printing an OAuth2 access token)");
+		if (cfg->imap_auth == AUTH_PASSWORD && !cfg->imap_password &&
+		    !cfg->imap_password_file && !cfg->imap_password_command)
 			diag_add(diags, DIAG_ERROR, filename, 0,
 				 "source = imap needs \"imap-password-file\" or \"imap-password-command\" "
 				 "(or \"imap-password\")");
@@ -271,6 +296,17 @@ static void check_required(struct conf *cfg, const char *filename, struct diag_l
 			 cfg->sink == SINK_MAILDIR ? "maildir" : "directory");
 	if (cfg->sink == SINK_SMTP && !cfg->smtp_host)
 		diag_add(diags, DIAG_ERROR, filename, 0, "sink = smtp needs \"smtp-host\"");
+	if (cfg->sink == SINK_SMTP && cfg->smtp_auth != AUTH_PASSWORD &&
+	    (!cfg->smtp_token_command || !cfg->smtp_user))
+		diag_add(diags, DIAG_ERROR, filename, 0,
+			 "smtp-auth = %s needs \"smtp-user\" and \"smtp-token-command\"",
+			 cfg->smtp_auth == AUTH_XOAUTH2 ? "xoauth2" : "oauthbearer");
+	if (cfg->imap_token_command && cfg->imap_auth == AUTH_PASSWORD)
+		diag_add(diags, DIAG_ERROR, filename, cfg->imap_token_command_line,
+			 "imap-token-command is used only with imap-auth = xoauth2");
+	if (cfg->smtp_token_command && cfg->smtp_auth == AUTH_PASSWORD)
+		diag_add(diags, DIAG_ERROR, filename, cfg->smtp_token_command_line,
+			 "smtp-token-command is used only with smtp-auth = xoauth2 or oauthbearer");
 	if (cfg->log_level && strcmp(cfg->log_level, "error") && strcmp(cfg->log_level, "warning") &&
 	    strcmp(cfg->log_level, "info") && strcmp(cfg->log_level, "debug"))
 		diag_add(diags, DIAG_ERROR, filename, 0,
@@ -379,7 +415,8 @@ void conf_free(struct conf *cfg)
 		&cfg->imap_password, &cfg->imap_password_file, &cfg->imap_folder,
 		&cfg->imap_ca_file, &cfg->outbox_dir, &cfg->smtp_host, &cfg->smtp_user,
 		&cfg->smtp_password, &cfg->smtp_password_file, &cfg->smtp_ca_file,
-		&cfg->imap_password_command, &cfg->smtp_password_command,
+		&cfg->imap_password_command, &cfg->smtp_password_command, &cfg->imap_token_command,
+		&cfg->smtp_token_command,
 	};
 	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) {
 		if (*strings[i] && (strings[i] == &cfg->imap_password ||

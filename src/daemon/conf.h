@@ -11,6 +11,7 @@
 enum conf_source { SOURCE_MAILDIR, SOURCE_IMAP };
 enum conf_sink { SINK_DIRECTORY, SINK_MAILDIR, SINK_SMTP };
 enum conf_tls { TLS_IMPLICIT, TLS_STARTTLS, TLS_NONE };
+enum conf_auth { AUTH_PASSWORD, AUTH_XOAUTH2, AUTH_OAUTHBEARER };
 
 struct conf {
 	char *path;            /* the file it was read from */
@@ -36,6 +37,9 @@ struct conf {
 	char *imap_password_file;
 	char *imap_password_command; /* run by conf_load; its first line is the password */
 	int imap_password_command_line; /* where it was set, for its errors */
+	enum conf_auth imap_auth;
+	char *imap_token_command; /* run by the transport for each new OAuth2 token */
+	int imap_token_command_line;
 	char *imap_folder;
 	char *imap_ca_file;
 	int imap_tls_line;     /* where imap-tls was set (0: the default) */
@@ -52,6 +56,10 @@ struct conf {
 	char *smtp_password_file;
 	char *smtp_password_command;
 	int smtp_password_command_line;
+	enum conf_auth smtp_auth;
+	char *smtp_token_command;
+	int smtp_token_command_line;
+	int token_lifetime;    /* seconds a token is used before a fresh one is asked for */
 	bool smtp_insecure;
 	char *smtp_ca_file;    /* PEM file of trusted CAs (a private CA), or NULL */
 	int smtp_tls_line;     /* where smtp-tls was set (0: the default) */

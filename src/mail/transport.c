@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/util.h"
 
@@ -76,6 +77,46 @@ void transport_logf(const struct transport_log *log, enum transport_log_level le
 		fprintf(stderr, "campaignd: %s%s\n",
 			level == TRANSPORT_LOG_WARNING ? "warning: " : "", msg);
 	free(msg);
+}
+
+static int64_t token_clock_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void transport_token_clear(struct transport_token_cache *cache)
+{
+	if (cache->token) {
+		volatile char *p = cache->token;
+		while (*p)
+			*p++ = '\0';
+		free(cache->token);
+	}
+	cache->token = NULL;
+	cache->fetched_ms = 0;
+}
+
+const char *transport_token(struct transport_token_cache *cache,
+			    const struct transport_token_source *src, bool refused,
+			    char **errstr)
+{
+	int64_t now = token_clock_ms();
+	int64_t max_age = 1000LL * (src->max_age_seconds ? src->max_age_seconds : 3000);
+	if (cache->token && !refused && now - cache->fetched_ms < max_age)
+		return cache->token;
+	transport_token_clear(cache);
+	if (!src->get) {
+		*errstr = xstrdup("no OAuth2 token source is configured");
+		return NULL;
+	}
+	cache->fetches++;
+	cache->token = src->get(src->ctx, errstr);
+	if (!cache->token)
+		return NULL;
+	cache->fetched_ms = now;
+	return cache->token;
 }
 
 enum transport_status transport_fail(char **errstr, enum transport_status status,

@@ -252,6 +252,27 @@ enum transport_tls {
  * false on anything else. */
 bool transport_tls_parse(const char *s, enum transport_tls *tls);
 
+/* How a transport logs in. */
+enum transport_auth {
+	TRANSPORT_AUTH_PASSWORD,    /* IMAP LOGIN; SMTP AUTH PLAIN/LOGIN */
+	TRANSPORT_AUTH_XOAUTH2,     /* an OAuth2 access token (Gmail, Microsoft 365) */
+	TRANSPORT_AUTH_OAUTHBEARER, /* the same as RFC 7628 (SMTP only here) */
+};
+
+/* Where an OAuth2 access token comes from (a helper command, for the
+ * daemon). get returns a fresh allocated token, or NULL with *errstr set.
+ * A transport calls it when it has no token, when the one it holds is
+ * older than max_age_seconds (0: 3000; tokens usually live an hour), and
+ * once more when the server refuses a token, then retries the login with
+ * the new one at once (a second refusal is an error: for IMAP a
+ * TRANSPORT_PERMFAIL, retried after the backoff with yet another token).
+ * Tokens are wiped before they are freed and never logged. */
+struct transport_token_source {
+	char *(*get)(void *ctx, char **errstr);
+	void *ctx;
+	unsigned max_age_seconds;
+};
+
 struct imap_source_config {
 	const char *host;
 	uint16_t port;                /* 0: 993 for implicit TLS, else 143 */
@@ -267,6 +288,8 @@ struct imap_source_config {
 	bool insecure;
 	const char *user;
 	const char *password;
+	enum transport_auth auth;     /* PASSWORD or XOAUTH2 (token from token) */
+	struct transport_token_source token;
 	const char *mailbox;          /* NULL: "INBOX" */
 	const char *processed_folder; /* NULL: "processed"; created if missing */
 	const char *quarantine_folder; /* NULL: "quarantine"; created if missing */
@@ -294,6 +317,8 @@ struct smtp_sink_config {
 	bool insecure;                /* skip certificate checks (logged loudly) */
 	const char *user;             /* NULL: no AUTH */
 	const char *password;
+	enum transport_auth auth;     /* XOAUTH2/OAUTHBEARER: token from token */
+	struct transport_token_source token;
 	const char *helo_name;        /* EHLO name; NULL: libcurl's default */
 	unsigned connect_timeout_seconds; /* 0: 30 */
 	unsigned timeout_seconds;     /* whole transaction; 0: 120 */
@@ -313,6 +338,20 @@ struct mail_sink *transport_smtp_sink_new(const struct smtp_sink_config *cfg);
 /* Formats a message and hands it to log (or stderr). */
 void transport_logf(const struct transport_log *log, enum transport_log_level level,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The token cache the transports share: a token is fetched from src when
+ * none is held, when it is older than src->max_age_seconds, or when
+ * `refused` says the server turned it down. Returns the token held (owned by
+ * the cache) or NULL with *errstr set. */
+struct transport_token_cache {
+	char *token;
+	int64_t fetched_ms;   /* monotonic */
+	unsigned fetches;     /* how many times get was called (for logs, tests) */
+};
+const char *transport_token(struct transport_token_cache *cache,
+			    const struct transport_token_source *src, bool refused,
+			    char **errstr);
+void transport_token_clear(struct transport_token_cache *cache);
+
 /* Sets *errstr (if errstr is not NULL) to a formatted message; returns status. */
 enum transport_status transport_fail(char **errstr, enum transport_status status,
 				     const char *fmt, ...) __attribute__((format(printf, 3, 4)));

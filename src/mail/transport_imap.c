@@ -30,6 +30,10 @@ struct imap_source {
 	bool insecure;
 	char *user;
 	char *password;
+	enum transport_auth auth;
+	struct transport_token_source token_src;
+	struct transport_token_cache token;
+	bool token_refused;      /* the server turned the held token down */
 	char *mailbox;
 	char *processed;
 	char *quarantine;
@@ -240,7 +244,7 @@ static bool is_loopback(const char *host)
 }
 
 /* Connects, checks the certificate, logs in and selects the mailbox. */
-static enum transport_status imap_connect(struct imap_source *s, char **errstr)
+static enum transport_status imap_connect_try(struct imap_source *s, char **errstr)
 {
 	if (s->imap)
 		return TRANSPORT_OK;
@@ -312,9 +316,28 @@ static enum transport_status imap_connect(struct imap_source *s, char **errstr)
 			       "in clear", s->host, s->port);
 	}
 
-	r = mailimap_login(s->imap, s->user, s->password);
+	if (s->auth == TRANSPORT_AUTH_PASSWORD) {
+		r = mailimap_login(s->imap, s->user, s->password);
+	} else {
+		char *terr = NULL;
+		const char *token = transport_token(&s->token, &s->token_src, s->token_refused, &terr);
+		s->token_refused = false;
+		if (!token) {
+			enum transport_status st = transport_fail(
+				errstr, TRANSPORT_TEMPFAIL, "imap %s:%u: no OAuth2 token for %s: %s",
+				s->host, s->port, s->user, terr ? terr : "");
+			free(terr);
+			connect_failed(s);
+			return st;
+		}
+		r = mailimap_oauth2_authenticate(s->imap, s->user, token);
+		/* Any refusal of a token may mean it expired: the next
+		 * attempt asks for a fresh one. */
+		if (r != MAILIMAP_NO_ERROR && !is_connection_error(r))
+			s->token_refused = true;
+	}
 	if (r != MAILIMAP_NO_ERROR) {
-		bool refused = r == MAILIMAP_ERROR_LOGIN;
+		bool refused = r == MAILIMAP_ERROR_LOGIN || s->token_refused;
 		enum transport_status st = transport_fail(
 			errstr, refused ? TRANSPORT_PERMFAIL : TRANSPORT_TEMPFAIL,
 			"imap %s:%u: login as %s %s%s%s", s->host, s->port, s->user,
@@ -352,6 +375,28 @@ static enum transport_status imap_connect(struct imap_source *s, char **errstr)
 	transport_logf(&s->log, TRANSPORT_LOG_INFO, "imap %s:%u: logged in as %s, %s selected",
 		       s->host, s->port, s->user, s->mailbox);
 	return TRANSPORT_OK;
+}
+
+/* imap_connect_try, and once more at once when the server refused the
+ * token: it may have expired (a helper may also hand out a cached token
+ * that just did), and a fresh one is worth a try before backing off. */
+static enum transport_status imap_connect(struct imap_source *s, char **errstr)
+{
+	enum transport_status st = imap_connect_try(s, errstr);
+	if (st == TRANSPORT_PERMFAIL && s->token_refused) {
+		transport_logf(&s->log, TRANSPORT_LOG_INFO,
+			       "imap %s:%u: the OAuth2 token was refused; trying a fresh one",
+			       s->host, s->port);
+		if (errstr) {
+			free(*errstr);
+			*errstr = NULL;
+		}
+		s->next_connect_ms = 0;
+		if (s->failed_connects > 0)
+			s->failed_connects--;
+		st = imap_connect_try(s, errstr);
+	}
+	return st;
 }
 
 static enum transport_status imap_open(void *state, char **errstr)
@@ -746,6 +791,7 @@ static void imap_free(void *state)
 			*p++ = '\0';
 	}
 	free(s->password);
+	transport_token_clear(&s->token);
 	free(s->mailbox);
 	free(s->processed);
 	free(s->quarantine);
@@ -779,6 +825,8 @@ struct mail_source *transport_imap_source_new(const struct imap_source_config *c
 	s->insecure = cfg->insecure;
 	s->user = xstrdup(cfg->user ? cfg->user : "");
 	s->password = xstrdup(cfg->password ? cfg->password : "");
+	s->auth = cfg->auth == TRANSPORT_AUTH_PASSWORD ? TRANSPORT_AUTH_PASSWORD : TRANSPORT_AUTH_XOAUTH2;
+	s->token_src = cfg->token;
 	s->mailbox = xstrdup(cfg->mailbox ? cfg->mailbox : "INBOX");
 	s->processed = xstrdup(cfg->processed_folder ? cfg->processed_folder : "processed");
 	s->quarantine = xstrdup(cfg->quarantine_folder ? cfg->quarantine_folder : "quarantine");

@@ -18,6 +18,9 @@ struct smtp_sink {
 	bool insecure;
 	char *user;
 	char *password;
+	enum transport_auth auth;
+	struct transport_token_source token_src;
+	struct transport_token_cache token;
 	long connect_timeout;
 	long timeout;
 	struct transport_log log;
@@ -89,11 +92,15 @@ static bool curl_error_blocks_the_server(CURLcode res)
 	}
 }
 
-static enum transport_status smtp_send(void *state, const char *envelope_from,
-				       const char *const *recipients, size_t n_recipients,
-				       const char *data, size_t len, char **errstr)
+/* One SMTP session. *refused is set when the server turned the login down
+ * (535, or libcurl's "login denied"). */
+static enum transport_status smtp_send_once(struct smtp_sink *s, const char *token,
+					    const char *envelope_from,
+					    const char *const *recipients, size_t n_recipients,
+					    const char *data, size_t len, bool *refused,
+					    char **errstr)
 {
-	struct smtp_sink *s = state;
+	*refused = false;
 	CURL *c = curl_easy_init();
 	if (!c)
 		return transport_fail(errstr, TRANSPORT_TEMPFAIL, "smtp: cannot start libcurl");
@@ -127,7 +134,13 @@ static enum transport_status smtp_send(void *state, const char *envelope_from,
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
-	if (s->user) {
+	if (s->user && token) {
+		curl_easy_setopt(c, CURLOPT_USERNAME, s->user);
+		curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, token);
+		curl_easy_setopt(c, CURLOPT_LOGIN_OPTIONS,
+				 s->auth == TRANSPORT_AUTH_OAUTHBEARER ? "AUTH=OAUTHBEARER"
+								       : "AUTH=XOAUTH2");
+	} else if (s->user) {
 		curl_easy_setopt(c, CURLOPT_USERNAME, s->user);
 		curl_easy_setopt(c, CURLOPT_PASSWORD, s->password ? s->password : "");
 	}
@@ -150,6 +163,8 @@ static enum transport_status smtp_send(void *state, const char *envelope_from,
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	enum transport_status st = TRANSPORT_OK;
+	if (res != CURLE_OK)
+		*refused = res == CURLE_LOGIN_DENIED || code == 535;
 	if (res != CURLE_OK) {
 		/* 5xx: the server will say the same next time. 4xx, no reply,
 		 * network trouble and timeouts may pass. */
@@ -169,6 +184,44 @@ static enum transport_status smtp_send(void *state, const char *envelope_from,
 	return st;
 }
 
+static enum transport_status smtp_send(void *state, const char *envelope_from,
+				       const char *const *recipients, size_t n_recipients,
+				       const char *data, size_t len, char **errstr)
+{
+	struct smtp_sink *s = state;
+	bool refused = false;
+	if (s->auth == TRANSPORT_AUTH_PASSWORD || !s->user)
+		return smtp_send_once(s, NULL, envelope_from, recipients, n_recipients, data, len,
+				      &refused, errstr);
+	enum transport_status st = TRANSPORT_OK;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		char *terr = NULL;
+		const char *token = transport_token(&s->token, &s->token_src, refused, &terr);
+		if (!token) {
+			st = transport_fail(errstr, TRANSPORT_TEMPFAIL, "smtp %s: no OAuth2 token for %s: %s",
+					    s->url, s->user, terr ? terr : "");
+			free(terr);
+			break;
+		}
+		st = smtp_send_once(s, token, envelope_from, recipients, n_recipients, data, len,
+				    &refused, errstr);
+		/* A refused token may have expired: once more with a fresh
+		 * one; a second refusal is final. */
+		if (!refused || attempt == 1)
+			break;
+		transport_logf(&s->log, TRANSPORT_LOG_INFO,
+			       "smtp %s: the OAuth2 token was refused; trying a fresh one", s->url);
+		if (errstr) {
+			free(*errstr);
+			*errstr = NULL;
+		}
+	}
+	/* The next send asks for a new token if this one was refused. */
+	if (refused)
+		transport_token_clear(&s->token);
+	return st;
+}
+
 static void smtp_free(void *state)
 {
 	struct smtp_sink *s = state;
@@ -181,6 +234,7 @@ static void smtp_free(void *state)
 			*p++ = '\0';
 	}
 	free(s->password);
+	transport_token_clear(&s->token);
 	free(s);
 }
 
@@ -210,6 +264,8 @@ struct mail_sink *transport_smtp_sink_new(const struct smtp_sink_config *cfg)
 	s->insecure = cfg->insecure;
 	s->user = cfg->user ? xstrdup(cfg->user) : NULL;
 	s->password = cfg->password ? xstrdup(cfg->password) : NULL;
+	s->auth = cfg->auth;
+	s->token_src = cfg->token;
 	s->connect_timeout = cfg->connect_timeout_seconds ? (long)cfg->connect_timeout_seconds : 30;
 	s->timeout = cfg->timeout_seconds ? (long)cfg->timeout_seconds : 120;
 	s->log = cfg->log;

@@ -331,6 +331,44 @@ static void test_password_command(void **state)
 	scratch_free(&s);
 }
 
+static void test_oauth_keys(void **state)
+{
+	(void)state;
+	struct diag_list dl = {0};
+	struct conf *c = parse(IMAP_HEAD "imap-auth = xoauth2\nimap-token-command = oauth2 get imap\n"
+			       "sink = smtp\nsmtp-host = h\nsmtp-user = u\nsmtp-auth = OAUTHBEARER\n"
+			       "smtp-token-command = oauth2 get smtp\n", &dl);
+	assert_non_null(c);
+	assert_int_equal(c->imap_auth, AUTH_XOAUTH2);
+	assert_int_equal(c->smtp_auth, AUTH_OAUTHBEARER);
+	assert_string_equal(c->imap_token_command, "oauth2 get imap");
+	assert_int_equal(c->imap_token_command_line, 8);
+	assert_int_equal(c->token_lifetime, 3000);
+	assert_null(c->imap_password);
+	conf_free(c);
+	diag_free(&dl);
+
+	assert_null(parse(IMAP_HEAD "imap-auth = xoauth2\n", &dl));
+	assert_non_null(diag_find(&dl, "needs \"imap-token-command\""));
+	diag_free(&dl);
+	assert_null(parse(IMAP_HEAD "imap-auth = oauthbearer\nimap-token-command = x\n", &dl));
+	assert_non_null(diag_find(&dl, "oauthbearer is not supported"));
+	diag_free(&dl);
+	assert_null(parse(IMAP_HEAD "imap-password = p\nimap-token-command = x\n", &dl));
+	assert_non_null(diag_find(&dl, "used only with imap-auth = xoauth2"));
+	diag_free(&dl);
+	assert_null(parse(IMAP_HEAD "imap-password = p\nimap-auth = kerberos\n", &dl));
+	assert_non_null(diag_find(&dl, "password, xoauth2 or oauthbearer"));
+	diag_free(&dl);
+	assert_null(parse(IMAP_HEAD "imap-password = p\nsink = smtp\nsmtp-host = h\nsmtp-auth = xoauth2\n",
+			  &dl));
+	assert_non_null(diag_find(&dl, "needs \"smtp-user\" and \"smtp-token-command\""));
+	diag_free(&dl);
+	assert_null(parse(IMAP_HEAD "imap-password = p\ntoken-lifetime = 5\n", &dl));
+	assert_non_null(diag_find(&dl, "token-lifetime must be"));
+	diag_free(&dl);
+}
+
 static void test_secret_command_limits(void **state)
 {
 	(void)state;
@@ -423,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_imap_needs_credentials),
 		cmocka_unit_test(test_load_refuses_readable_password),
 		cmocka_unit_test(test_password_command),
+		cmocka_unit_test(test_oauth_keys),
 		cmocka_unit_test(test_secret_command_limits),
 		cmocka_unit_test(test_config_names),
 		cmocka_unit_test(test_every_key_documented),

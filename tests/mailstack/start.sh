@@ -147,6 +147,42 @@ if [ $ssl = yes ]; then
 	EOF
 fi
 cp "$here/users" "$MS/etc/users"
+# Optional: OAuth2 bearer tokens (XOAUTH2, OAUTHBEARER) for IMAP and for SMTP
+# AUTH, checked by Dovecot's oauth2 passdb against the token introspection
+# endpoint MAILSTACK_OAUTH_URL (the test starts one, oauth2_introspect.py);
+# Postfix then offers AUTH through Dovecot. Without it nothing changes.
+if [ -n "${MAILSTACK_OAUTH_URL:-}" ]; then
+	mkdir -p "$MS/spool/postfix/private"
+	chown postfix "$MS/spool/postfix/private"
+	cat >"$MS/etc/dovecot-oauth2.conf.ext" <<-EOF
+		introspection_mode = post
+		introspection_url = $MAILSTACK_OAUTH_URL
+		force_introspection = yes
+		username_attribute = username
+		active_attribute = active
+		active_value = true
+	EOF
+	cat >>"$MS/etc/dovecot.conf" <<-EOF
+		auth_mechanisms = plain login xoauth2 oauthbearer
+		passdb {
+		  driver = oauth2
+		  mechanisms = xoauth2 oauthbearer
+		  args = $MS/etc/dovecot-oauth2.conf.ext
+		}
+		service auth {
+		  unix_listener $MS/spool/postfix/private/auth {
+		    mode = 0660
+		    user = postfix
+		    group = postfix
+		  }
+		}
+	EOF
+	cat >>"$MS/etc/postfix/main.cf" <<-EOF
+		smtpd_sasl_auth_enable = yes
+		smtpd_sasl_type = dovecot
+		smtpd_sasl_path = private/auth
+	EOF
+fi
 cut -d: -f1 "$here/users" | sed 's/$/ OK/' >"$MS/etc/vmailbox"
 # Postfix waits about 2 s for files changed within the last second to
 # settle; these are complete, so date them back.
