@@ -81,7 +81,7 @@ static void help(FILE *out)
 		fprintf(out, "  %-48s %s\n", commands[i]->usage, commands[i]->summary);
 	fprintf(out, "\nOptions:\n"
 		     "  -c, --config CONFIG  before the command: the campaign whose configuration\n"
-		     "                       is CONFIG, a file or a name (club: /etc/campaignd/club.conf);\n"
+		     "                       is CONFIG, a file or a name (club: " CONFDIR "/club.conf);\n"
 		     "                       every command taking -d DB takes -c CONFIG as well\n"
 		     "  -h, --help           show this help\n"
 		     "  -V, --version        show the version\n\n"

@@ -624,7 +624,7 @@ static void usage(FILE *out)
 		"usage: campaignd -c CONFIG [--once | --check-config] [--now SECONDS]\n\n"
 		"The campaignd daemon: reads order mail, answers it, runs the campaign.\n\n"
 		"  -c, --config CONFIG the configuration file (campaignd.conf(5)), or the\n"
-		"                      name of one: club means /etc/campaignd/club.conf\n"
+		"                      name of one: club means " CONFDIR "/club.conf\n"
 		"      --once          process the waiting mail and the outbox, then exit\n"
 		"      --check-config  check the configuration and the database, then exit\n"
 		"      --now SECONDS   act as if the time were SECONDS since the epoch\n"
