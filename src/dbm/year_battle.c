@@ -106,16 +106,35 @@ static int cmp_str(const void *a, const void *b)
 /* The canonical text of the set's result lines for the battle at
  * `province` (BATTLE AT first, the rest sorted so the order of lines does
  * not matter), or NULL if it holds none. */
-static char *report_text(const struct campaign *c, const struct order_set *set, int province)
+static char *report_text(const struct campaign *c, const json_t *pending,
+			 const struct order_set *set, int province)
 {
-	char **lines = xcalloc(set->count + 1, sizeof *lines);
+	char **lines = xcalloc(set->count + 2, sizeof *lines);
 	size_t n = 0;
+	bool has_winner = false;
+	int gave_up = NO_INDEX;
 	for (size_t i = 0; i < set->count; i++) {
 		const struct order *o = &set->orders[i];
 		if (o->status != ORDER_OK || o->kind <= ORDER_BATTLE_AT ||
 		    o->kind > ORDER_BATTLE_GENERAL_KILLED || o->province != province)
 			continue;
+		if (o->kind == ORDER_BATTLE_WINNER)
+			has_winner = true;
+		else if (o->kind == ORDER_BATTLE_CONCEDED || o->kind == ORDER_BATTLE_WITHDRAWAL)
+			gave_up = o->target;
 		lines[n++] = orders_format_one(o, c, -1);
+	}
+	/* "CONCEDED BY b" alone means "WINNER a" as well: the same result is
+	 * written the same way, so two reports that mean the same agree. */
+	if (n && !has_winner && gave_up != NO_INDEX && pending) {
+		int side[2] = {find_player(c, jstr(pending, "attacker")),
+			       find_player(c, jstr(pending, "defender"))};
+		int other = gave_up == side[0] ? side[1] : gave_up == side[1] ? side[0] : NO_INDEX;
+		if (other != NO_INDEX) {
+			struct order w = {.kind = ORDER_BATTLE_WINNER, .target = other,
+					  .province = province};
+			lines[n++] = orders_format_one(&w, c, -1);
+		}
 	}
 	qsort(lines, n, sizeof *lines, cmp_str);
 	struct strbuf sb = {0};
@@ -130,6 +149,14 @@ static char *report_text(const struct campaign *c, const struct order_set *set, 
 	return n ? strbuf_take(&sb) : NULL;
 }
 
+char *year_battle_report_text(const struct year_run *r, const struct order_set *set)
+{
+	if (r->st->step != YEAR_BATTLE)
+		return NULL;
+	int province = find_province(r->c, jstr(r->st->pending, "province"));
+	return report_text(r->c, r->st->pending, set, province);
+}
+
 /* Counts per element type for one force in the battle. */
 struct party_counts {
 	int *destroyed, *fled, *withdrawn, *killed;
@@ -137,7 +164,8 @@ struct party_counts {
 
 
 /* Builds and applies the result in `text`. Returns 0, or -1 with why. */
-static int apply_battle_text(struct year_run *r, const char *text, char *why, size_t why_size)
+static int apply_battle_text(struct year_run *r, const char *text, bool dry, char *why,
+			     size_t why_size)
 {
 	struct campaign *c = r->c;
 	const json_t *pd = r->st->pending;
@@ -188,7 +216,7 @@ static int apply_battle_text(struct year_run *r, const char *text, char *why, si
 	int rc = -1;
 	int winner_side = -1;
 	enum battle_end how = BATTLE_DEMORALISED;
-	int conceded_by = NO_INDEX, withdrawal_by = NO_INDEX;
+	int conceded_by = NO_INDEX, withdrawal_by = NO_INDEX, winner_player = NO_INDEX;
 	for (size_t k = 0; k < set.count; k++) {
 		const struct order *o = &set.orders[k];
 		if (o->status != ORDER_OK || o->kind <= ORDER_BATTLE_AT ||
@@ -206,7 +234,12 @@ static int apply_battle_text(struct year_run *r, const char *text, char *why, si
 		}
 		switch (o->kind) {
 		case ORDER_BATTLE_WINNER:
+			if (winner_side >= 0 && winner_side != parties[party].side) {
+				year_say(why, why_size, "the report names a WINNER on each side");
+				goto done;
+			}
 			winner_side = parties[party].side;
+			winner_player = o->target;
 			break;
 		case ORDER_BATTLE_CONCEDED:
 			how = BATTLE_CONCEDED;
@@ -241,12 +274,23 @@ static int apply_battle_text(struct year_run *r, const char *text, char *why, si
 			break;
 		}
 	}
+	if (conceded_by >= 0 && withdrawal_by >= 0) {
+		year_say(why, why_size, "the report has both CONCEDED BY and WITHDRAWAL BY: "
+					"a battle ends one way");
+		goto done;
+	}
+	if (winner_side >= 0 && (winner_side == conceded_by || winner_side == withdrawal_by)) {
+		year_say(why, why_size, "%s is named the WINNER but also %s", pkey(c, winner_player),
+			 winner_side == conceded_by ? "CONCEDED BY" : "WITHDRAWAL BY");
+		goto done;
+	}
 	if (winner_side < 0 && conceded_by >= 0)
 		winner_side = 1 - conceded_by;
 	if (winner_side < 0 && withdrawal_by >= 0)
 		winner_side = 1 - withdrawal_by;
 	if (winner_side < 0) {
-		year_say(why, why_size, "the result names no WINNER");
+		year_say(why, why_size, "the report names no result: write WINNER, CONCEDED BY or "
+					"WITHDRAWAL BY");
 		goto done;
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -273,7 +317,7 @@ static int apply_battle_text(struct year_run *r, const char *text, char *why, si
 	};
 	struct rules_reason rwhy;
 	if (rules_battle_check(c, &res, &rwhy) != RULES_OK ||
-	    rules_apply_battle_result(c, &res, r->dice, r->log, &rwhy) != RULES_OK) {
+	    (!dry && rules_apply_battle_result(c, &res, r->dice, r->log, &rwhy) != RULES_OK)) {
 		year_say(why, why_size, "%s", rwhy.text);
 		goto done;
 	}
@@ -321,7 +365,7 @@ void year_battle_dispute(struct year_run *r, const char *reason)
 int year_battle_apply(struct year_run *r, const char *text, const char *how_decided, char *why,
 		      size_t why_size)
 {
-	if (apply_battle_text(r, text, why, why_size) != 0)
+	if (apply_battle_text(r, text, false, why, why_size) != 0)
 		return -1;
 	event_emit(r->log, "battle_result", RULE_BATTLE_CONSEQUENCES, "{s:s, s:s, s:s}",
 		   "province", jstr(r->st->pending, "province"), "decided", how_decided, "report",
@@ -342,7 +386,13 @@ int year_battle_take_report(struct year_run *r, int player, bool organiser,
 		return -1;
 	}
 	int province = find_province(c, jstr(st->pending, "province"));
-	char *text = report_text(c, set, province);
+	if (!organiser && set->errors > 0) {
+		year_say(why, why_size, "your mail has %zu line%s in error, so the report is not "
+					"recorded: send the whole report again, corrected",
+			 set->errors, set->errors == 1 ? "" : "s");
+		return -1;
+	}
+	char *text = report_text(c, st->pending, set, province);
 	if (!text) {
 		year_say(why, why_size, "the result lines are not for the battle at %s, the one "
 					"waiting for its result", prov_name(c, province));
@@ -364,6 +414,15 @@ int year_battle_take_report(struct year_run *r, int player, bool organiser,
 	if (json_is_true(json_object_get(st->pending, "disputed"))) {
 		year_say(why, why_size, "the reports of the battle at %s differ: the organiser "
 					"decides the result now", prov_name(c, province));
+		free(text);
+		return -1;
+	}
+	/* checked in full now, not when the other side's report arrives */
+	if (apply_battle_text(r, text, true, why, why_size) != 0) {
+		size_t used = strlen(why);
+		if (used + 1 < why_size)
+			snprintf(why + used, why_size - used,
+				 "; the report is not recorded: send the whole report again");
 		free(text);
 		return -1;
 	}

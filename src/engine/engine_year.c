@@ -398,10 +398,14 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 			*note = xstrdup("No battle is waiting for its result: the result lines were "
 					"not used.");
 	} else if (battle) {
+		char *as = year_battle_report_text(&y.run, set);
 		if (year_battle_report(&y.run, player, false, set, why, sizeof why) != 0)
 			*note = xasprintf("Your battle result was not used: %s.", why);
+		else if (as)
+			*note = xasprintf("Your battle result was recorded as:\n\n%s", as);
 		else
 			*note = xstrdup("Your battle result was recorded.");
+		free(as);
 	}
 	if (relations) {
 		char *both = *note ? xasprintf("%s %s", *note, relations) : xstrdup(relations);

@@ -316,6 +316,65 @@ static void test_disputed_battle(void **state)
 	world_free(w);
 }
 
+/* A report is checked in full on arrival: one naming more troops than the
+ * army has, a winner who also concedes, no result at all, or a line in
+ * error is refused at once and not recorded. Two reports that mean the same
+ * ("CONCEDED BY burgundy" alone, and with "WINNER france") agree. */
+static int report_of(struct world *w, int player, int64_t at, const char *text, char *why,
+		     size_t why_size)
+{
+	struct order_set set;
+	orders_parse(text, w->c, player, &set);
+	orders_validate(&set, w->c, player);
+	int rc = -2;
+	RUN(w, at, rc = year_battle_report(r, player, false, &set, why, why_size));
+	orders_set_free(&set);
+	return rc;
+}
+
+static void test_battle_report_checked_on_arrival(void **state)
+{
+	(void)state;
+	struct world *w = world_new((const int[]){2}, 1);
+	char why[512];
+	send(w, BURGUNDY, "INVADE Paris");
+	send(w, FRANCE, "IF INVADED Paris BATTLE");
+	RUN(w, T0, year_start(r, why, sizeof why));
+	assert_int_equal(w->st.step, YEAR_BATTLE);
+
+	assert_int_equal(report_of(w, BURGUNDY, T0 + HOUR,
+				   "BATTLE AT Paris\nWINNER france\nDESTROYED burgundy 99 Kn(S)\n",
+				   why, sizeof why), -1);
+	assert_non_null(strstr(why, "99 destroyed"));
+	assert_non_null(strstr(why, "not recorded"));
+	assert_int_equal(report_of(w, BURGUNDY, T0 + HOUR,
+				   "BATTLE AT Paris\nWINNER france\nCONCEDED BY france\n", why,
+				   sizeof why), -1);
+	assert_non_null(strstr(why, "also CONCEDED BY"));
+	assert_int_equal(report_of(w, BURGUNDY, T0 + HOUR,
+				   "BATTLE AT Paris\nDESTROYED burgundy 1 Kn(S)\n", why, sizeof why),
+			 -1);
+	assert_non_null(strstr(why, "no result"));
+	assert_int_equal(report_of(w, BURGUNDY, T0 + HOUR,
+				   "BATTLE AT Paris\nWINNER france\nDESTROYED burgundy 1 Knigts\n",
+				   why, sizeof why), -1);
+	assert_non_null(strstr(why, "in error"));
+	/* nothing of these was recorded */
+	assert_int_equal(json_object_size(json_object_get(w->st.pending, "reports")), 0);
+
+	assert_int_equal(report_of(w, BURGUNDY, T0 + 2 * HOUR,
+				   "BATTLE AT Paris\nCONCEDED BY burgundy\n", why, sizeof why), 0);
+	assert_int_equal(report_of(w, FRANCE, T0 + 3 * HOUR,
+				   "battle at paris\nconceded by burgundy\nwinner france\n", why,
+				   sizeof why), 0);
+	assert_int_equal(mails_of(w, "battle-disputed", NULL), 0);
+	assert_int_equal(w->st.step, YEAR_TURN);
+	assert_string_equal(json_string_value(json_object_get(last_event(w, "battle_result"),
+								 "decided")),
+			    "both sides");
+	world_free(w);
+}
+
 /* The invaded player does not answer: at the decision's deadline the city
  * stands a siege with the army inside (6 needed); a 3 fails and costs the
  * besieger 40 AP. */
@@ -533,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_turn_deadline_reminders_and_default),
 		cmocka_unit_test(test_advance_orders_battle_agreed),
 		cmocka_unit_test(test_disputed_battle),
+		cmocka_unit_test(test_battle_report_checked_on_arrival),
 		cmocka_unit_test(test_defence_default_siege),
 		cmocka_unit_test(test_permission_denied_by_silence),
 		cmocka_unit_test(test_permission_by_standing_order),

@@ -243,9 +243,20 @@ static void test_year_by_mail(void **state)
 	json_decref(st);
 	assert_int_equal(outbox_with(f, "1450: battle at Paris"), 3);
 
-	char *body = xasprintf("PLAYER burgundy " BURGUNDY_PW "\n%s", result);
-	char *reply = deliver(f, "philippe@example.org", body, NOW + HOUR);
-	assert_non_null(strstr(reply, "Your battle result was recorded."));
+	/* a report naming more knights than Burgundy has is refused at once */
+	char *body = xasprintf("PLAYER burgundy " BURGUNDY_PW "\nBATTLE AT Paris\n"
+			       "WINNER france\nDESTROYED burgundy 40 Kn(S)\n");
+	char *reply = deliver(f, "philippe@example.org", body, NOW + HOUR / 2);
+	assert_non_null(strstr(reply, "Your battle result was not used"));
+	assert_non_null(strstr(reply, "the report is not recorded: send the whole report again"));
+	free(reply);
+	free(body);
+	body = xasprintf("PLAYER burgundy " BURGUNDY_PW "\n%s", result);
+	reply = deliver(f, "philippe@example.org", body, NOW + HOUR);
+	/* the reply spells out the result as it is recorded */
+	assert_non_null(strstr(reply, "Your battle result was recorded as:"));
+	assert_non_null(strstr(reply, "WINNER france"));
+	assert_non_null(strstr(reply, "DESTROYED burgundy 2 Kn(S)"));
 	free(reply);
 	free(body);
 	body = xasprintf("PLAYER france " FRANCE_PW "\n%s", result);
