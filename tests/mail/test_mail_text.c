@@ -223,7 +223,7 @@ static void test_clean_signoffs_skipped(void **state)
 		"Envoy\xc3\xa9 de mon iPhone", "Von meinem iPhone gesendet",
 		"Gesendet von Mail f\xc3\xbcr Windows", "Enviado desde mi iPhone",
 		"Inviato da iPhone", "Verzonden vanaf mijn iPhone", "Outlook voor Android downloaden",
-		"T\xc3\xa9l\xc3\xa9" "charger Outlook pour Android", "Obtener Outlook para iOS",
+		"T\xc3\xa9l\xc3\xa9\x63harger Outlook pour Android", "Obtener Outlook para iOS",
 	};
 	for (size_t i = 0; i < sizeof signoffs / sizeof signoffs[0]; i++) {
 		char in[200];
