@@ -28,16 +28,8 @@ void ctl_command_help(const struct ctl_command *cmd);
  * conf_path_for). Password files and commands are left alone. Returns a
  * sysexits code (EX_OK, or EX_CONFIG/EX_USAGE after printing why); the
  * path lives until ctl_config_release, which main calls when the command
- * has returned. */
+ * has returned. Without CONFIG (NULL) it does nothing and returns EX_OK. */
 int ctl_config_database(const char *config, const char **db);
 void ctl_config_release(void);
-
-/* -c CONFIG for the commands that take -d DB: unless *db is already set
- * (-d wins), sets it to the database named by the configuration CONFIG, a
- * path or an instance name ("club": /etc/campaignd/club.conf, see
- * conf_path_for). Password files and commands are left alone. Returns a
- * sysexits code (EX_OK, or EX_CONFIG/EX_USAGE after printing why); the
- * path lives until the command returns. */
-int ctl_config_database(const char *config, const char **db);
 
 #endif

@@ -36,11 +36,9 @@ static int run(int argc, char **argv)
 		else
 			return ctl_usage(&ctl_cmd_backup);
 	}
-	if (config) {
-		int crc = ctl_config_database(config, &db);
-		if (crc != EX_OK)
-			return crc;
-	}
+	int crc = ctl_config_database(config, &db);
+	if (crc != EX_OK)
+		return crc;
 	if (!db || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_backup);
 	const char *dest = argv[optind];

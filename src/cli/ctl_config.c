@@ -15,12 +15,12 @@ static char *config_database;
 
 int ctl_config_database(const char *config, const char **db)
 {
-	if (*db)
+	if (!config || *db)
 		return EX_OK;
 	char *err = NULL;
 	char *path = conf_path_for(config, &err);
 	if (!path) {
-		fprintf(stderr, "campaignctl: -c %s\n", err);
+		fprintf(stderr, "%s: -c %s\n", ctl_prog, err);
 		free(err);
 		return EX_USAGE;
 	}

@@ -53,11 +53,9 @@ static int run_export(int argc, char **argv)
 			return ctl_usage(&ctl_cmd_export);
 		}
 	}
-	if (config) {
-		int crc = ctl_config_database(config, &db);
-		if (crc != EX_OK)
-			return crc;
-	}
+	int crc = ctl_config_database(config, &db);
+	if (crc != EX_OK)
+		return crc;
 	if (!db || optind != argc)
 		return ctl_usage(&ctl_cmd_export);
 

@@ -153,11 +153,9 @@ static int run_init(int argc, char **argv)
 			return ctl_usage(&ctl_cmd_init);
 		}
 	}
-	if (config) {
-		int crc = ctl_config_database(config, &db);
-		if (crc != EX_OK)
-			return crc;
-	}
+	int crc = ctl_config_database(config, &db);
+	if (crc != EX_OK)
+		return crc;
 	if (!db || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_init);
 	const char *file = argv[optind];

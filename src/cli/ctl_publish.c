@@ -63,11 +63,9 @@ static int run_publish(int argc, char **argv)
 			return ctl_usage(&ctl_cmd_publish);
 		}
 	}
-	if (config) {
-		int crc = ctl_config_database(config, &db);
-		if (crc != EX_OK)
-			return crc;
-	}
+	int crc = ctl_config_database(config, &db);
+	if (crc != EX_OK)
+		return crc;
 	if (!db || optind != argc - 1)
 		return ctl_usage(&ctl_cmd_publish);
 	const char *dir = argv[optind];

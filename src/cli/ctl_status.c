@@ -348,11 +348,9 @@ static int run_status(int argc, char **argv)
 			return ctl_usage(&ctl_cmd_status);
 		}
 	}
-	if (config) {
-		int crc = ctl_config_database(config, &db);
-		if (crc != EX_OK)
-			return crc;
-	}
+	int crc = ctl_config_database(config, &db);
+	if (crc != EX_OK)
+		return crc;
 	if (!db || optind != argc)
 		return ctl_usage(&ctl_cmd_status);
 
