@@ -77,9 +77,14 @@ static const char *choice_word(enum order_choice ch)
 	return "";
 }
 
-/* The intermediate provinces of a planned route, or the VIA list. */
+/* The intermediate provinces of a planned route, or the VIA list. A route
+ * chosen for the player (no VIA written) is not part of the order: it is
+ * chosen again, from where the army then stands, when the move is carried
+ * out. */
 static void put_via(struct strbuf *sb, const struct order *o, const struct campaign *c)
 {
+	if (o->route_chosen)
+		return;
 	if (o->route_len > 2) {
 		strbuf_puts(sb, " VIA ");
 		put_provinces(sb, c, o->route + 1, o->route_len - 2);
@@ -268,7 +273,9 @@ static void move_notes(const struct order *o, const struct campaign *c, int play
 		struct strbuf sb = {0};
 		put_provinces(&sb, c, o->route, o->route_len);
 		char *r = strbuf_take(&sb);
-		note(notes, "route chosen for you (shortest): %s; write VIA to choose another", r);
+		note(notes, "route chosen for you (the shortest from where your army stands now): "
+		     "%s; it is chosen again from where your army stands when the move is carried "
+		     "out; write VIA to fix the route", r);
 		free(r);
 	}
 	if (o->stages == 0 && o->kind == ORDER_SEND_CONTINGENT)
@@ -312,6 +319,92 @@ static void move_notes(const struct order *o, const struct campaign *c, int play
 		if (o->kind == ORDER_INVADE || o->kind == ORDER_MOVE)
 			note(notes, "your contingents with other armies are recalled");
 	}
+}
+
+/* The march of a defending (or retreating) field army from where it
+ * stands now to `dest`, as rules 2.1 prices it: stages, forced march beyond
+ * 2, hostile provinces passed. Returns the stages, or -1 if there is no way. */
+static int defence_march(const struct campaign *c, int player, int dest, struct order *plan)
+{
+	memset(plan, 0, sizeof *plan);
+	plan->province = dest;
+	char *err = orders_route_plan(c, player, orders_move_start(c, player), plan);
+	int stages = err ? -1 : plan->stages;
+	free(err);
+	return stages;
+}
+
+/* IF INVADED ... BATTLE (or RETREAT TO): the worst the standing decision
+ * may cost when it is carried out, counted from where the army stands now
+ * (rules 2.1: more than 2 stages is a forced march at 40 AP a stage, more
+ * than 4 cannot be marched). */
+static void defence_notes(const struct order *o, const struct campaign *c, int player,
+			  json_t *notes)
+{
+	char buf[16];
+	int from = orders_move_start(c, player);
+	if (from < 0 || (size_t)from >= c->province_count)
+		return;
+	int worst = NO_INDEX, worst_stages = 0;
+	size_t unreachable = 0;
+	struct strbuf far = {0};
+	bool retreat = o->choice == CHOICE_RETREAT;
+	for (size_t p = 0; p < c->province_count; p++) {
+		int dest = (int)p;
+		if (retreat ? dest != o->retreat_to
+			    : o->province == ORDERS_ANY ? c->provinces[p].owner != player
+							: dest != o->province)
+			continue;
+		struct order plan;
+		int stages = defence_march(c, player, dest, &plan);
+		free(plan.route);
+		free(plan.hostile);
+		if (stages > ORDERS_MAX_STAGES || stages < 0) {
+			strbuf_printf(&far, "%s%s", unreachable++ ? ", " : "",
+				      orders_province_name(c, dest));
+			continue;
+		}
+		if (worst == NO_INDEX || stages > worst_stages) {
+			worst = dest;
+			worst_stages = stages;
+		}
+	}
+	const char *where = orders_province_name(c, from);
+	if (worst != NO_INDEX && worst_stages > ORDERS_NORMAL_STAGES) {
+		int extra = worst_stages - ORDERS_NORMAL_STAGES;
+		note(notes, "worst cost: a forced march of %d stages from %s (where your army "
+		     "stands now) to %s, " MINUS "%s AP (%d extra stage%s at 40 AP)", worst_stages,
+		     where, orders_province_name(c, worst),
+		     half_ap_format(extra * ORDERS_FORCED_MARCH_HALF_AP, buf), extra,
+		     extra == 1 ? "" : "s");
+	} else if (worst != NO_INDEX && worst_stages > 0) {
+		note(notes, "at most %d stage%s from %s (where your army stands now): no forced "
+		     "march", worst_stages, worst_stages == 1 ? "" : "s", where);
+	} else if (worst != NO_INDEX && !retreat && o->province != ORDERS_ANY) {
+		note(notes, "your army is in %s: it fights there, no march", where);
+	}
+	if (worst != NO_INDEX) {
+		struct order plan;
+		defence_march(c, player, worst, &plan);
+		for (size_t i = 0; i < plan.hostile_count; i++)
+			note(notes, "on the way to %s: passes through %s, forced passage without "
+			     "permission: a die " "\xc3\x97" " 40 AP", orders_province_name(c, worst),
+			     orders_province_name(c, plan.hostile[i]));
+		if (plan.sea_stages)
+			note(notes, "on the way to %s: %d sea stage%s, each dices for a storm",
+			     orders_province_name(c, worst), plan.sea_stages,
+			     plan.sea_stages == 1 ? "" : "s");
+		free(plan.route);
+		free(plan.hostile);
+	}
+	if (unreachable)
+		note(notes, "more than 4 stages from %s (where your army stands now): %s; %s",
+		     where, far.data,
+		     retreat ? "the army cannot retreat there and stays"
+			     : "invaded there, your army cannot come: the city stands a siege");
+	if (worst != NO_INDEX || unreachable)
+		note(notes, "counted from where your army stands now: the cost changes if it moves");
+	strbuf_free(&far);
 }
 
 void orders_cost_notes(const struct order *o, const struct campaign *c, int player,
@@ -366,6 +459,10 @@ void orders_cost_notes(const struct order *o, const struct campaign *c, int play
 			     "exchange", half_ap_format(t->cost_half_ap, b1));
 		break;
 	}
+	case ORDER_IF_INVADED:
+		if (o->choice == CHOICE_BATTLE || o->choice == CHOICE_RETREAT)
+			defence_notes(o, c, player, notes);
+		break;
 	case ORDER_RENOUNCE:
 		if (c->phase != PHASE_RECRUITMENT)
 			note(notes, "takes effect in the recruitment phase");

@@ -287,6 +287,42 @@ char *year_step_describe(const struct year_state *st, const struct campaign *c)
 	return xstrdup("");
 }
 
+/* ---------------------------------------------------------------- orders too late */
+
+size_t year_orders_too_late(const struct year_state *st, const struct campaign *c, int player,
+			    struct order_set *set)
+{
+	if (c->phase != PHASE_CAMPAIGN || player < 0 ||
+	    (st->step != YEAR_TURN && st->step != YEAR_DECISION && st->step != YEAR_BATTLE))
+		return 0;
+	size_t place = st->sequence_len;
+	for (size_t i = 0; i < st->sequence_len && place == st->sequence_len; i++)
+		if (st->sequence[i] == player)
+			place = i;
+	bool over = place < st->turn;
+	bool under_way = place == st->turn && st->step != YEAR_TURN;
+	if (!over && !under_way)
+		return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < set->count; i++) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || !year_is_movement(o->kind))
+			continue;
+		o->status = ORDER_ERROR;
+		free(o->understood);
+		o->understood = NULL;
+		o->error = xasprintf(
+			"your turn of %d is %s: a movement order now is for a turn that is over, "
+			"so it is not used and not kept; your turn of next year takes movement "
+			"orders from the recruitment phase on", c->year,
+			over ? "over (your movement option was carried out)"
+			     : "under way (your movement order is being carried out)");
+		set->errors++;
+		n++;
+	}
+	return n;
+}
+
 /* ---------------------------------------------------------------- reminders */
 
 static void send_reminders(struct year_run *r)
@@ -313,6 +349,10 @@ static void send_reminders(struct year_run *r)
 		json_object_set_new(d, "waiting_for", json_string(what));
 		json_object_set_new(d, "hours_left",
 				    json_integer((st->deadline - r->now + HOUR - 1) / HOUR));
+		char left[64];
+		json_object_set_new(d, "time_left",
+				    json_string(year_format_duration(st->deadline - r->now, left,
+								     sizeof left)));
 		year_mail(r, "reminder", who[i], false, d, "Reminder: %s, %d",
 			  r->c->name ? r->c->name : "", r->c->year);
 	}
@@ -420,6 +460,8 @@ void year_advance(struct year_run *r)
 				start_turn(r);
 				break;
 			}
+			if (year_check_turn_orders(r))
+				break; /* told at once: the turn stays open */
 			struct order_set set;
 			year_load_orders(r, st->sequence[st->turn], &set);
 			bool in = year_find_movement(&set) != NULL;

@@ -144,6 +144,13 @@ void year_advance(struct year_run *r);
  * (allocated), or NULL when the mail holds none of them. */
 char *year_orders_received(struct year_run *r, int player, const struct order_set *set);
 
+/* A mail's movement orders from a player whose turn of this year's
+ * campaign phase is over (or under way: his move is being carried out)
+ * come for a turn that is over: each is marked ORDER_ERROR saying so (not
+ * used, not kept). Returns how many. */
+size_t year_orders_too_late(const struct year_state *st, const struct campaign *c, int player,
+			    struct order_set *set);
+
 /* A battle report by `player`, or the organiser's decision when `organiser`:
  * the battle lines of `set` (parsed against r->c). Two agreeing reports, or
  * the organiser's, apply the result; two that differ make a dispute the
@@ -187,6 +194,9 @@ void year_grant_grace(struct year_run *r, int64_t last_run, const char *reason);
 
 /* Deadline (epoch seconds) as "2026-11-30 10:00 UTC" into buf. */
 const char *year_format_time(int64_t t, char *buf, size_t size);
+/* A time left as "2 days 3 hours", "5 hours 20 minutes" or "40 minutes"
+ * (rounded up to the minute) into buf. */
+const char *year_format_duration(int64_t seconds, char *buf, size_t size);
 /* Events decorated for templates: "k_<kind>": true, "<field>_nation" for
  * player keys, and "<name>_ap" (AP as text) for "<name>_half_ap" fields
  * ("ap" for "half_ap"). New reference. */

@@ -35,6 +35,21 @@ const char *year_format_time(int64_t t, char *buf, size_t size)
 	return buf;
 }
 
+const char *year_format_duration(int64_t seconds, char *buf, size_t size)
+{
+	int64_t minutes = seconds > 0 ? (seconds + 59) / 60 : 0;
+	int64_t days = minutes / (24 * 60), hours = minutes / 60 % 24, mins = minutes % 60;
+	if (days)
+		snprintf(buf, size, "%" PRId64 " day%s %" PRId64 " hour%s", days,
+			 days == 1 ? "" : "s", hours, hours == 1 ? "" : "s");
+	else if (hours)
+		snprintf(buf, size, "%" PRId64 " hour%s %" PRId64 " minute%s", hours,
+			 hours == 1 ? "" : "s", mins, mins == 1 ? "" : "s");
+	else
+		snprintf(buf, size, "%" PRId64 " minute%s", mins, mins == 1 ? "" : "s");
+	return buf;
+}
+
 /* ---------------------------------------------------------------- runs, mails */
 
 void year_run_init(struct year_run *r, struct campaign *c, struct year_state *st,
@@ -174,10 +189,23 @@ json_t *year_deadline_data(const struct year_run *r)
 	return d;
 }
 
+void year_rearm_reminders(struct year_run *r)
+{
+	struct year_state *st = r->st;
+	const struct campaign_settings *s = &r->c->settings;
+	st->reminders_sent = 0;
+	/* a reminder whose time has already come under this deadline (the step
+	 * is shorter than its offset) is never sent: not with the mail that
+	 * opens the step, not late */
+	for (int i = 0; i < 4 && s->reminder_hours[i] > 0; i++)
+		if (!st->deadline || r->now >= st->deadline - (int64_t)s->reminder_hours[i] * HOUR)
+			st->reminders_sent |= 1u << i;
+}
+
 void year_set_deadline_hours(struct year_run *r, int hours)
 {
 	r->st->deadline = r->now + (int64_t)(hours > 0 ? hours : 1) * HOUR;
-	r->st->reminders_sent = 0;
+	year_rearm_reminders(r);
 }
 
 /* ---------------------------------------------------------------- orders */
@@ -318,8 +346,23 @@ enum order_choice year_vote_of(struct year_run *r, int p)
 
 void year_refused(struct year_run *r, int player, const char *order, const char *reason)
 {
+	year_refused_instead(r, player, order, reason, NULL);
+}
+
+void year_refused_instead(struct year_run *r, int player, const char *order, const char *reason,
+			  const char *instead)
+{
 	event_emit(r->log, "order_refused", RULE_GAME_YEAR, "{s:s, s:s, s:s}", "player",
 		   pkey(r->c, player), "order", order ? order : "", "reason", reason);
+	/* never only an event: the player is mailed at once */
+	if (player < 0 || (size_t)player >= r->c->player_count)
+		return;
+	json_t *d = json_pack("{s:s, s:s}", "order", order && *order ? order : "your order",
+			      "reason", reason ? reason : "");
+	if (instead && *instead)
+		json_object_set_new(d, "instead", json_string(instead));
+	year_mail(r, "order-refused", player, false, d, "%d: your order was not carried out",
+		  r->c->year);
 }
 
 bool year_phase_may_begin(struct year_run *r, int year, int phase)

@@ -29,12 +29,9 @@ int year_set_deadline(struct year_run *r, int64_t seconds, bool relative, char *
 	st->deadline = base + seconds;
 	if (st->deadline < r->now)
 		st->deadline = r->now;
-	st->reminders_sent = 0;
-	/* reminders whose time has passed under the new deadline are not sent late */
-	const struct campaign_settings *s = &r->c->settings;
-	for (int i = 0; i < 4 && s->reminder_hours[i] > 0; i++)
-		if (r->now >= st->deadline - (int64_t)s->reminder_hours[i] * HOUR)
-			st->reminders_sent |= 1u << i;
+	/* the reminders count from the new deadline; those whose time has
+	 * passed under it are not sent late */
+	year_rearm_reminders(r);
 	return 0;
 }
 
@@ -60,8 +57,10 @@ int year_resume(struct year_run *r, char *why, size_t why_size)
 		return -1;
 	}
 	st->paused = false;
-	if (st->deadline)
+	if (st->deadline) {
 		st->deadline = r->now + st->paused_left;
+		year_rearm_reminders(r);
+	}
 	st->paused_left = 0;
 	year_advance(r);
 	return 0;
@@ -104,6 +103,7 @@ void year_grant_grace(struct year_run *r, int64_t last_run, const char *reason)
 	int64_t old = st->deadline;
 	st->deadline = r->now + (int64_t)(r->c->settings.grace_hours > 0
 					   ? r->c->settings.grace_hours : 1) * HOUR;
+	year_rearm_reminders(r);
 	event_emit(r->log, "grace", RULE_GAME_YEAR, "{s:I, s:I, s:I, s:s}", "old_deadline",
 		   (json_int_t)old, "new_deadline", (json_int_t)st->deadline, "last_run",
 		   (json_int_t)last_run, "reason", reason);

@@ -81,8 +81,16 @@ json_t *year_positions_json(const struct campaign *c);
 /* {"deadline", "deadline_epoch"} of the current step. New reference. */
 json_t *year_deadline_data(const struct year_run *r);
 void year_set_deadline_hours(struct year_run *r, int hours);
-/* "order_refused": why an order was not carried out. */
+/* The deadline changed (or the step opened): every reminder is due again,
+ * but those whose time has already come (the step is shorter than their
+ * offset), which are never sent. */
+void year_rearm_reminders(struct year_run *r);
+/* "order_refused": why an order was not carried out; the player is mailed
+ * at once (template "order-refused"), with what happens instead when the
+ * caller knows it. */
 void year_refused(struct year_run *r, int player, const char *order, const char *reason);
+void year_refused_instead(struct year_run *r, int player, const char *order, const char *reason,
+			  const char *instead);
 
 /* ---------------------------------------------------------------- orders (year_common.c) */
 
@@ -118,6 +126,11 @@ enum order_choice year_vote_of(struct year_run *r, int p);
 bool year_enter_turn(struct year_run *r);
 /* The turn is over: its report, the returning contingents merged, turn++. */
 void year_end_turn(struct year_run *r);
+/* The mover's movement order checked as things stand now: one that can no
+ * longer be carried out is dropped and the player mailed at once with the
+ * reason; his turn stays open with a deadline counted from that mail.
+ * Returns true if that happened. */
+bool year_check_turn_orders(struct year_run *r);
 /* The mover's orders are in or the deadline passed: carries them out.
  * Returns true when the turn is over (nothing waits: no decision, no
  * battle). */

@@ -12,6 +12,104 @@
 
 #define MAX_PATH 16
 
+/* ---------------------------------------------------------------- the mover's orders */
+
+/* The order with the route it takes: a route chosen for the player is
+ * written out (VIA), for the messages and the decision that must name
+ * the way; the player's pending orders keep only what he wrote. */
+static char *order_with_route(const struct order *o, const struct campaign *c, int player)
+{
+	struct order copy = *o;
+	copy.route_chosen = false;
+	return orders_format_one(&copy, c, player);
+}
+
+/* Saves the player's pending orders less those of the movement option.
+ * Returns true if one was there. */
+static bool drop_movement(struct year_run *r, int p)
+{
+	struct order_set set;
+	year_load_orders(r, p, &set);
+	size_t w = 0;
+	bool dropped = false;
+	for (size_t i = 0; i < set.count; i++) {
+		if (year_is_movement(set.orders[i].kind)) {
+			order_free(&set.orders[i]);
+			dropped = true;
+		} else {
+			set.orders[w++] = set.orders[i];
+		}
+	}
+	set.count = w;
+	if (dropped) {
+		set.player = p;
+		char *text = orders_format_pending(&set, r->c);
+		r->io->orders_save(r->io->ctx, p, r->c->year, r->c->phase, text);
+		free(text);
+	}
+	orders_set_free(&set);
+	return dropped;
+}
+
+/* The mover's movement order checked as things stand now (his army may
+ * have moved to defend, a province may have changed hands, a tributary
+ * relation been made). One that can no longer be carried out is dropped
+ * from his pending orders, the refusal logged; *text and *reason
+ * (allocated) say which and why. Returns true if one was dropped. */
+static bool drop_stale_movement(struct year_run *r, int p, char **text, char **reason)
+{
+	struct campaign *c = r->c;
+	struct order_set set;
+	year_load_orders(r, p, &set);
+	orders_validate(&set, c, p);
+	const struct order *o = year_find_movement(&set);
+	*text = *reason = NULL;
+	if (o && (o->kind == ORDER_MOVE || o->kind == ORDER_INVADE) &&
+	    c->players[p].movement_option == OPTION_ALLY) {
+		*text = orders_format_one(o, c, p);
+		*reason = xasprintf("%s has already taken the Ally movement option this year (a "
+				    "contingent was sent): no INVADE or MOVE until next year",
+				    pkey(c, p));
+	}
+	for (size_t i = set.count; i-- > 0 && !o;) {
+		const struct order *e = &set.orders[i];
+		if (e->status == ORDER_ERROR && year_is_movement(e->kind)) {
+			*text = xstrdup(e->text ? e->text : order_kind_keyword(e->kind));
+			*reason = xstrdup(e->error ? e->error : "it is not valid now");
+			break;
+		}
+	}
+	orders_set_free(&set);
+	if (!*text)
+		return false;
+	drop_movement(r, p);
+	event_emit(r->log, "order_refused", RULE_GAME_YEAR, "{s:s, s:s, s:s, s:b}", "player",
+		   pkey(c, p), "order", *text, "reason", *reason, "turn_open", 1);
+	return true;
+}
+
+bool year_check_turn_orders(struct year_run *r)
+{
+	struct year_state *st = r->st;
+	if (st->step != YEAR_TURN || st->turn >= st->sequence_len)
+		return false;
+	int p = st->sequence[st->turn];
+	char *text, *reason;
+	if (!drop_stale_movement(r, p, &text, &reason))
+		return false;
+	/* the player is told at once, his turn stays open, and the deadline
+	 * counts from this mail */
+	year_set_deadline_hours(r, r->c->settings.turn_deadline_hours);
+	json_t *d = year_deadline_data(r);
+	json_object_update_new(d, json_pack("{s:s, s:s, s:b}", "order", text, "reason", reason,
+					"turn_open", 1));
+	year_mail(r, "order-refused", p, false, d, "%d: your order cannot be carried out, %s",
+		  r->c->year, pnation(r->c, p));
+	free(text);
+	free(reason);
+	return true;
+}
+
 /* ---------------------------------------------------------------- turns */
 
 void year_end_turn(struct year_run *r)
@@ -51,10 +149,20 @@ bool year_enter_turn(struct year_run *r)
 	event_emit(r->log, "turn", RULE_GAME_YEAR, "{s:s, s:i, s:I}", "player", pkey(r->c, p),
 		   "place", (int)st->turn + 1, "deadline", (json_int_t)st->deadline);
 
+	/* an order sent in advance that can no longer be carried out is told
+	 * in the mail that opens the turn: the deadline counts from it */
+	char *stale = NULL, *stale_reason = NULL;
+	drop_stale_movement(r, p, &stale, &stale_reason);
 	struct order_set set;
 	year_load_orders(r, p, &set);
 	const struct order *mv = year_find_movement(&set);
 	json_t *d = year_deadline_data(r);
+	if (stale) {
+		json_object_set_new(d, "refused_order", json_string(stale));
+		json_object_set_new(d, "refused_reason", json_string(stale_reason));
+	}
+	free(stale);
+	free(stale_reason);
 	json_t *stored = r->io->year_events(r->io->ctx, r->c->year);
 	json_object_set_new(d, "events", year_events_for_mail(r->c, stored));
 	json_decref(stored);
@@ -269,9 +377,11 @@ static bool carry_out_defence(struct year_run *r, int attacker, int defender, in
 		}
 	}
 	if (rules_defend(c, &d, r->dice, r->log, &why) != RULES_OK) {
-		year_refused(r, defender, choice == CHOICE_BATTLE ? "IF INVADED BATTLE"
-							      : "IF INVADED RETREAT",
-			     why.text);
+		char *instead = xasprintf("%s stands a siege", prov_name(c, province));
+		year_refused_instead(r, defender, choice == CHOICE_BATTLE ? "IF INVADED BATTLE"
+								      : "IF INVADED RETREAT",
+				     why.text, instead);
+		free(instead);
 		struct defence_order stay = {.player = defender, .province = province,
 					     .choice = DEFEND_SIEGE, .on_storm = storm};
 		if (rules_defend(c, &stay, r->dice, r->log, &why) != RULES_OK)
@@ -422,7 +532,8 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 	bool *supply = xcalloc(np + 1, sizeof *supply);
 	permissions_given(r, mover, passage, supply);
 	enum storm_choice storm = year_player_storm(r, mover);
-	char *text = orders_format_one(o, c, mover);
+	char *text = order_with_route(o, c, mover);
+	const char *stays = "your army stays where it is (no move this year)";
 	const int *path;
 	size_t stages;
 	order_path(o, &path, &stages);
@@ -439,7 +550,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 		char *reason = xasprintf("%s has already taken the Ally movement option this "
 					 "year (a contingent was sent): no INVADE or MOVE until "
 					 "next year", pkey(c, mover));
-		year_refused(r, mover, text, reason);
+		year_refused_instead(r, mover, text, reason, stays);
 		free(reason);
 		free(text);
 		free(passage);
@@ -453,7 +564,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 				       .on_storm = storm, .force_passage = true,
 				       .passage = passage};
 		if (rules_field_move(c, &m, r->dice, r->log, &out, &why) != RULES_OK)
-			year_refused(r, mover, text, why.text);
+			year_refused_instead(r, mover, text, why.text, stays);
 		else
 			rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice,
 					   r->log);
@@ -469,7 +580,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 		if (stages == 0)
 			came_from = NO_INDEX;
 		if (rules_invade(c, &inv, r->dice, r->log, &out, &arrived, &why) != RULES_OK) {
-			year_refused(r, mover, text, why.text);
+			year_refused_instead(r, mover, text, why.text, stays);
 			break;
 		}
 		rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice, r->log);
@@ -489,7 +600,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 					      .passage = passage};
 		int index = NO_INDEX;
 		if (rules_contingent_send(c, &co, r->dice, r->log, &index, &why) != RULES_OK)
-			year_refused(r, mover, text, why.text);
+			year_refused_instead(r, mover, text, why.text, "no contingent is sent");
 		free(troops);
 		break;
 	}
@@ -531,7 +642,7 @@ static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
 			}
 		}
 		if (json_array_size(asked)) {
-			char *text = orders_format_one(o, c, mover);
+			char *text = order_with_route(o, c, mover);
 			struct year_state *st = r->st;
 			json_decref(st->pending);
 			st->pending = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "kind", "permission",
@@ -641,8 +752,9 @@ bool year_resolve_decision(struct year_run *r)
 		const struct order *o = year_find_movement(&set);
 		struct order none = {.kind = ORDER_NO_MOVE, .status = ORDER_OK};
 		if (!o)
-			year_refused(r, mover, jstr(pd, "order"),
-				     "the order no longer fits the map (the army moved): no move");
+			year_refused_instead(r, mover, jstr(pd, "order"),
+					     "the order no longer fits the map (the army moved)",
+					     "your army stays where it is (no move this year)");
 		waits = carry_out_move(r, mover, o ? o : &none);
 		orders_set_free(&set);
 	}
@@ -662,12 +774,17 @@ bool year_resolve_turn_now(struct year_run *r)
 	 * relation made since, a province lost): say why it is not obeyed */
 	for (size_t i = 0; i < set.count && !o; i++)
 		if (set.orders[i].status == ORDER_ERROR && year_is_movement(set.orders[i].kind))
-			year_refused(r, p, set.orders[i].text,
-				     set.orders[i].error ? set.orders[i].error : "not valid now");
+			year_refused_instead(r, p, set.orders[i].text,
+					     set.orders[i].error ? set.orders[i].error
+								 : "not valid now",
+					     "no move this year");
 	if (!o)
 		event_emit(r->log, "default_applied", RULE_GAME_YEAR, "{s:s, s:s}", "player",
 			   pkey(r->c, p), "default", "NO MOVE");
 	bool over = resolve_turn(r, p, o);
 	orders_set_free(&set);
+	/* the movement order is used: it leaves the current orders (a decision
+	 * it waits for keeps its own copy); the standing orders stay */
+	drop_movement(r, p);
 	return over;
 }

@@ -466,6 +466,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	json_t *data = NULL;
 
 	orders_validate(set, c, player);
+	if (engine_year_orders_too_late(e, c, player, set, errstr) != 0)
+		goto done;
 	if (store_orders_get(e->store, pl->key, c->year, c->phase, &pending_text, errstr) != STORE_OK)
 		goto done;
 	if (pending_text)

@@ -138,6 +138,11 @@ int guard_password_right(struct engine *e, const char *who, bool own, char **err
  * *errstr on a database error. */
 int engine_year_after_orders(struct engine *e, int player, const struct order_set *set,
 			     int64_t now, char **note, char **errstr);
+/* Before a player's orders are merged: movement orders for a turn of his
+ * that is over are marked in error saying so (year_orders_too_late).
+ * Returns 0, or -1 with *errstr on a database error. */
+int engine_year_orders_too_late(struct engine *e, const struct campaign *c, int player,
+				struct order_set *set, char **errstr);
 
 /* The organiser orders of an authenticated ORGANISER mail (inside its
  * transaction): each is carried out in turn; *report (allocated) says what

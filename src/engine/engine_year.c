@@ -380,6 +380,28 @@ char *yctx_status_text(struct yctx *y)
 
 /* ---------------------------------------------------------------- from mail */
 
+int engine_year_orders_too_late(struct engine *e, const struct campaign *c, int player,
+				struct order_set *set, char **errstr)
+{
+	char *text = NULL;
+	if (store_year_state_get(e->store, &text, errstr) != STORE_OK)
+		return -1;
+	if (!text)
+		return 0; /* not started: every order is early */
+	json_error_t jerr;
+	json_t *doc = json_loads(text, 0, &jerr);
+	free(text);
+	struct year_state st;
+	char *err = NULL;
+	if (doc && year_state_from_json(&st, doc, c, &err) == 0) {
+		year_orders_too_late(&st, c, player, set);
+		year_state_free(&st);
+	}
+	free(err); /* an unreadable state is reported by the step that reads it */
+	json_decref(doc);
+	return 0;
+}
+
 int engine_year_after_orders(struct engine *e, int player, const struct order_set *set,
 			     int64_t now, char **note, char **errstr)
 {

@@ -984,12 +984,18 @@ static void test_allies_volunteer_then_invade(void **state)
 	body = xasprintf("PLAYER france " FRANCE_PW "\n%s", result);
 	free(deliver(f, "charles@example.org", body, NOW + 2 * HOUR));
 	free(body);
-	/* France's NO MOVE, then Savoy's turn: the INVADE is refused */
+	/* France's NO MOVE, then Savoy's turn: the INVADE sent in advance can
+	 * no longer be carried out; Savoy is told in the mail that opens his
+	 * turn, which stays open with its deadline counted from that mail */
 	c = campaign(f);
-	assert_int_equal(c->phase, PHASE_RECRUITMENT);
-	assert_int_equal(c->players[2].location, 2); /* still in Flanders */
-	assert_int_equal(c->siege_count, 0);
+	assert_int_equal(c->phase, PHASE_CAMPAIGN);
 	campaign_free(c);
+	json_t *st = year_state(f);
+	assert_string_equal(step_of(st), "turn");
+	assert_int_equal(json_integer_value(json_object_get(st, "turn")), 2);
+	int64_t deadline = json_integer_value(json_object_get(st, "deadline"));
+	assert_int_equal(deadline, NOW + 2 * HOUR + 72 * HOUR);
+	json_decref(st);
 	size_t refusals;
 	char *reason = refusal_of(f, 1450, "savoy", &refusals);
 	assert_int_equal(refusals, 1);
@@ -997,6 +1003,18 @@ static void test_allies_volunteer_then_invade(void **state)
 	assert_string_equal(reason, "savoy has already taken the Ally movement option this year "
 				    "(a contingent was sent): no INVADE or MOVE until next year");
 	free(reason);
+	assert_int_equal(outbox_containing(f, "cannot be carried out now: savoy has already taken "
+					      "the Ally"), 1);
+	/* at the deadline: no move, the recruitment */
+	char *err = NULL;
+	assert_int_equal(engine_tick(f->engine, deadline, 0, NULL, &err), 0);
+	c = campaign(f);
+	assert_int_equal(c->phase, PHASE_RECRUITMENT);
+	assert_int_equal(c->players[2].location, 2); /* still in Flanders */
+	assert_int_equal(c->siege_count, 0);
+	campaign_free(c);
+	free(refusal_of(f, 1450, "savoy", &refusals));
+	assert_int_equal(refusals, 1);
 	assert_int_equal(events_of(f, 1450, "invasion"), 1); /* Burgundy's only */
 }
 
