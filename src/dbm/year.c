@@ -289,11 +289,21 @@ char *year_step_describe(const struct year_state *st, const struct campaign *c)
 
 /* ---------------------------------------------------------------- orders too late */
 
-size_t year_orders_too_late(const struct year_state *st, const struct campaign *c, int player,
-			    struct order_set *set)
+bool year_turn_is_over(const struct year_state *st, const struct campaign *c, int player)
 {
 	if (c->phase != PHASE_CAMPAIGN || player < 0 ||
 	    (st->step != YEAR_TURN && st->step != YEAR_DECISION && st->step != YEAR_BATTLE))
+		return false;
+	for (size_t i = 0; i < st->sequence_len; i++)
+		if (st->sequence[i] == player)
+			return i < st->turn || (i == st->turn && st->step != YEAR_TURN);
+	return false;
+}
+
+size_t year_orders_too_late(const struct year_state *st, const struct campaign *c, int player,
+			    struct order_set *set)
+{
+	if (!year_turn_is_over(st, c, player))
 		return 0;
 	size_t place = st->sequence_len;
 	for (size_t i = 0; i < st->sequence_len && place == st->sequence_len; i++)

@@ -144,6 +144,10 @@ void year_advance(struct year_run *r);
  * (allocated), or NULL when the mail holds none of them. */
 char *year_orders_received(struct year_run *r, int player, const struct order_set *set);
 
+/* True when the player's turn of this year's campaign phase is over or
+ * under way (his movement order was taken up): his movement order is no
+ * longer a current order. */
+bool year_turn_is_over(const struct year_state *st, const struct campaign *c, int player);
 /* A mail's movement orders from a player whose turn of this year's
  * campaign phase is over (or under way: his move is being carried out)
  * come for a turn that is over: each is marked ORDER_ERROR saying so (not

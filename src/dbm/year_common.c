@@ -39,12 +39,16 @@ const char *year_format_duration(int64_t seconds, char *buf, size_t size)
 {
 	int64_t minutes = seconds > 0 ? (seconds + 59) / 60 : 0;
 	int64_t days = minutes / (24 * 60), hours = minutes / 60 % 24, mins = minutes % 60;
-	if (days)
+	if (days && hours)
 		snprintf(buf, size, "%" PRId64 " day%s %" PRId64 " hour%s", days,
 			 days == 1 ? "" : "s", hours, hours == 1 ? "" : "s");
-	else if (hours)
+	else if (days)
+		snprintf(buf, size, "%" PRId64 " day%s", days, days == 1 ? "" : "s");
+	else if (hours && mins)
 		snprintf(buf, size, "%" PRId64 " hour%s %" PRId64 " minute%s", hours,
 			 hours == 1 ? "" : "s", mins, mins == 1 ? "" : "s");
+	else if (hours)
+		snprintf(buf, size, "%" PRId64 " hour%s", hours, hours == 1 ? "" : "s");
 	else
 		snprintf(buf, size, "%" PRId64 " minute%s", mins, mins == 1 ? "" : "s");
 	return buf;
@@ -81,13 +85,25 @@ void year_mail(struct year_run *r, const char *tpl, int to, bool organiser_copy,
 	struct strbuf sb = {0};
 	strbuf_vprintf(&sb, subject_fmt, ap);
 	va_end(ap);
-	json_t *req = json_pack("{s:s, s:s, s:b}", "template", tpl, "subject", sb.data,
-				"organiser", organiser_copy);
+	/* "step": where in the year the mail is made, so that a mail made
+	 * again after an undo finds the one it replaces */
+	json_t *req = json_pack("{s:s, s:s, s:b, s:i}", "template", tpl, "subject", sb.data,
+				"organiser", organiser_copy, "step", r->st->resolutions);
 	strbuf_free(&sb);
 	if (to == NO_INDEX)
 		json_object_set_new(req, "to", json_string("all"));
 	else
 		json_object_set_new(req, "to", json_pack("[s]", pkey(r->c, to)));
+	/* "nth": how many requests like it this run made before */
+	int nth = 0;
+	size_t i;
+	json_t *v;
+	json_array_foreach(r->mails, i, v)
+		nth += json_equal(json_object_get(v, "template"), json_object_get(req, "template")) &&
+		       json_equal(json_object_get(v, "subject"), json_object_get(req, "subject")) &&
+		       json_equal(json_object_get(v, "to"), json_object_get(req, "to")) &&
+		       json_equal(json_object_get(v, "step"), json_object_get(req, "step"));
+	json_object_set_new(req, "nth", json_integer(nth));
 	json_object_set_new(req, "data", data ? data : json_object());
 	json_array_append_new(r->mails, req);
 }
@@ -95,8 +111,9 @@ void year_mail(struct year_run *r, const char *tpl, int to, bool organiser_copy,
 void year_mail_organiser(struct year_run *r, const char *tpl, json_t *data,
 			 const char *subject)
 {
-	json_t *req = json_pack("{s:s, s:s, s:[], s:b, s:o}", "template", tpl, "subject", subject,
-				"to", "organiser", 1, "data", data ? data : json_object());
+	json_t *req = json_pack("{s:s, s:s, s:[], s:b, s:o, s:i}", "template", tpl, "subject",
+				subject, "to", "organiser", 1, "data", data ? data : json_object(),
+				"step", r->st->resolutions);
 	json_array_append_new(r->mails, req);
 }
 

@@ -783,8 +783,5 @@ bool year_resolve_turn_now(struct year_run *r)
 			   pkey(r->c, p), "default", "NO MOVE");
 	bool over = resolve_turn(r, p, o);
 	orders_set_free(&set);
-	/* the movement order is used: it leaves the current orders (a decision
-	 * it waits for keeps its own copy); the standing orders stay */
-	drop_movement(r, p);
 	return over;
 }

@@ -466,7 +466,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	json_t *data = NULL;
 
 	orders_validate(set, c, player);
-	if (engine_year_orders_too_late(e, c, player, set, errstr) != 0)
+	bool turn_over = false;
+	if (engine_year_orders_too_late(e, c, player, set, &turn_over, errstr) != 0)
 		goto done;
 	if (store_orders_get(e->store, pl->key, c->year, c->phase, &pending_text, errstr) != STORE_OK)
 		goto done;
@@ -477,6 +478,23 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (store_orders_set(e->store, pl->key, c->year, c->phase, merged_text, p->now, errstr) !=
 	    STORE_OK)
 		goto done;
+	if (turn_over) {
+		/* the movement order his turn carried out is kept (an undo may
+		 * take the turn back) but is no current order: the reply shows
+		 * what stands for the next time */
+		size_t w = 0;
+		for (size_t i = 0; i < merged.count; i++) {
+			enum order_kind k = merged.orders[i].kind;
+			if (k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
+			    k == ORDER_NO_MOVE)
+				order_free(&merged.orders[i]);
+			else
+				merged.orders[w++] = merged.orders[i];
+		}
+		merged.count = w;
+		free(merged_text);
+		merged_text = orders_format_pending(&merged, c);
+	}
 	bool password_changed = false;
 	for (size_t i = 0; i < set->count; i++) {
 		const struct order *o = &set->orders[i];

@@ -72,8 +72,10 @@ struct reply {
 };
 
 /* Renders and queues one mail; *body_out (if not NULL) gets the rendered
- * text. Returns 0, or -1 with *errstr on a database, template or compose
- * error. Inside the caller's transaction.
+ * text. A string "correction_preface" in the data is put before the
+ * rendered text (a mail sent again as a correction says so first).
+ * Returns 0, or -1 with *errstr on a database, template or compose error.
+ * Inside the caller's transaction.
  * The invariant that no secret is echoed is enforced here: a mail whose
  * subject, text or HTML contains one of e->secrets is a bug. It is logged
  * as an error and the secret is masked before the mail is queued; with the
@@ -139,10 +141,12 @@ int guard_password_right(struct engine *e, const char *who, bool own, char **err
 int engine_year_after_orders(struct engine *e, int player, const struct order_set *set,
 			     int64_t now, char **note, char **errstr);
 /* Before a player's orders are merged: movement orders for a turn of his
- * that is over are marked in error saying so (year_orders_too_late).
- * Returns 0, or -1 with *errstr on a database error. */
+ * that is over are marked in error saying so (year_orders_too_late);
+ * *turn_over tells whether it is (his movement order, carried out, is no
+ * current order any more). Returns 0, or -1 with *errstr on a database
+ * error. */
 int engine_year_orders_too_late(struct engine *e, const struct campaign *c, int player,
-				struct order_set *set, char **errstr);
+				struct order_set *set, bool *turn_over, char **errstr);
 
 /* The organiser orders of an authenticated ORGANISER mail (inside its
  * transaction): each is carried out in turn; *report (allocated) says what

@@ -187,6 +187,7 @@ void yctx_free(struct yctx *y)
 		free(y->overlay[i].text);
 	free(y->overlay);
 	strbuf_free(&y->preview);
+	json_decref(y->correction);
 	free(y->err);
 	memset(y, 0, sizeof *y);
 }
@@ -381,9 +382,10 @@ char *yctx_status_text(struct yctx *y)
 /* ---------------------------------------------------------------- from mail */
 
 int engine_year_orders_too_late(struct engine *e, const struct campaign *c, int player,
-				struct order_set *set, char **errstr)
+				struct order_set *set, bool *turn_over, char **errstr)
 {
 	char *text = NULL;
+	*turn_over = false;
 	if (store_year_state_get(e->store, &text, errstr) != STORE_OK)
 		return -1;
 	if (!text)
@@ -395,6 +397,7 @@ int engine_year_orders_too_late(struct engine *e, const struct campaign *c, int 
 	char *err = NULL;
 	if (doc && year_state_from_json(&st, doc, c, &err) == 0) {
 		year_orders_too_late(&st, c, player, set);
+		*turn_over = year_turn_is_over(&st, c, player);
 		year_state_free(&st);
 	}
 	free(err); /* an unreadable state is reported by the step that reads it */

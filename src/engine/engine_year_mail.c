@@ -10,9 +10,17 @@
 #include "dbm/year.h"
 #include "base/timefmt.h"
 
+#include <ctype.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+static const char *jstr_or(const json_t *o, const char *k, const char *dflt)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+	return v && *v ? v : dflt;
+}
 
 /* ---------------------------------------------------------------- mail */
 
@@ -69,8 +77,196 @@ struct mail_extras {
 	const char *html_template;
 };
 
+/* ---------------------------------------------------------------- corrections */
+
+int engine_correction_open(struct engine *e, int64_t after, const char *why, char **errstr)
+{
+	int64_t upto = 0;
+	char *old_text = NULL;
+	if (store_outbox_last_id(e->store, &upto, errstr) != STORE_OK ||
+	    store_kv_get(e->store, KV_CORRECTION, &old_text, errstr) != STORE_OK)
+		return -1;
+	json_t *old = old_text ? json_loads(old_text, 0, NULL) : NULL;
+	free(old_text);
+	/* a window already open is widened: the text a player has of a mail
+	 * may be one sent before an earlier undo (it was not sent again when
+	 * it came out the same). Each rewind pairs mails anew. */
+	json_int_t old_after = json_integer_value(json_object_get(old, "after"));
+	if (json_is_object(old) && old_after < after)
+		after = old_after;
+	json_t *doc = json_pack("{s:I, s:I, s:s, s:[]}", "after", (json_int_t)after, "upto",
+				(json_int_t)upto, "why", why ? why : "", "used");
+	char *text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	json_decref(old);
+	int rc = store_kv_set(e->store, KV_CORRECTION, text, errstr) == STORE_OK ? 0 : -1;
+	free(text);
+	return rc;
+}
+
+/* The text part of a mail we composed (quoted-printable), decoded. */
+static char *sent_text(const char *raw)
+{
+	static const char marker[] = "Content-Transfer-Encoding: quoted-printable\r\n\r\n";
+	const char *at = strstr(raw, marker);
+	if (!at)
+		return NULL;
+	at += sizeof marker - 1;
+	const char *end = strstr(at, "\r\n--=_");
+	if (!end)
+		end = at + strlen(at);
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	while (at < end) {
+		if (at[0] == '=' && at + 2 < end + 1 && at[1] == '\r' && at[2] == '\n') {
+			at += 3;
+		} else if (at[0] == '=' && at + 2 < end && isxdigit((unsigned char)at[1]) &&
+			   isxdigit((unsigned char)at[2])) {
+			char hex[3] = {at[1], at[2], 0};
+			strbuf_putc(&sb, (char)strtol(hex, NULL, 16));
+			at += 3;
+		} else if (at[0] == '\r' && at + 1 < end && at[1] == '\n') {
+			strbuf_putc(&sb, '\n');
+			at += 2;
+		} else {
+			strbuf_putc(&sb, *at++);
+		}
+	}
+	return strbuf_take(&sb);
+}
+
+static bool has_line(const char *text, const char *line, size_t len)
+{
+	for (const char *at = text; *at;) {
+		const char *nl = strchr(at, '\n');
+		size_t n = nl ? (size_t)(nl - at) : strlen(at);
+		if (n == len && memcmp(at, line, len) == 0)
+			return true;
+		at += n + (nl ? 1 : 0);
+	}
+	return false;
+}
+
+#define CHANGED_LINES_MAX 12
+
+/* The lines of `a` that `b` does not have, each after `label`. */
+static size_t lines_not_in(struct strbuf *sb, const char *a, const char *b, const char *label)
+{
+	size_t n = 0, more = 0;
+	for (const char *at = a; *at;) {
+		const char *nl = strchr(at, '\n');
+		size_t len = nl ? (size_t)(nl - at) : strlen(at);
+		const char *s = at;
+		size_t sl = len;
+		while (sl && (*s == ' ' || *s == '\t')) {
+			s++;
+			sl--;
+		}
+		if (sl && !has_line(b, at, len)) {
+			if (n < CHANGED_LINES_MAX)
+				strbuf_printf(sb, "  %s %.*s\n", label, (int)sl, s);
+			else
+				more++;
+			n++;
+		}
+		at += len + (nl ? 1 : 0);
+	}
+	if (more)
+		strbuf_printf(sb, "  %s ... and %zu more line%s\n", label, more, more == 1 ? "" : "s");
+	return n;
+}
+
+/* A mail made again after an undo or a correction: the one it replaces is
+ * looked for (same recipient, template, subject and place in the year).
+ * *skip when its text is the same (not sent twice); else *preface says what
+ * changed. Returns 0, or -1 once a failure was met. */
+static int correction_of(struct yctx *y, const char *slot, const char *tpl, json_t *data,
+			 const char *body_check, bool *skip, char **preface)
+{
+	*skip = false;
+	*preface = NULL;
+	char *err = NULL;
+	if (!y->correction) {
+		char *text = NULL;
+		if (store_kv_get(y->e->store, KV_CORRECTION, &text, &err) != STORE_OK) {
+			set_err(y, err);
+			return -1;
+		}
+		y->correction = text ? json_loads(text, 0, NULL) : NULL;
+		if (!y->correction)
+			y->correction = json_null();
+		free(text);
+	}
+	if (!json_is_object(y->correction))
+		return 0;
+	json_t *used = json_object_get(y->correction, "used");
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	if (store_outbox_matching(y->e->store,
+				  json_integer_value(json_object_get(y->correction, "after")),
+				  json_integer_value(json_object_get(y->correction, "upto")), slot,
+				  &items, &n, &err) != STORE_OK) {
+		set_err(y, err);
+		return -1;
+	}
+	/* the latest one: what the player has now */
+	const struct store_outbox_item *old = NULL;
+	for (size_t i = n; i-- > 0 && !old;) {
+		bool taken = false;
+		size_t k;
+		json_t *v;
+		json_array_foreach(used, k, v)
+			taken |= json_integer_value(v) == items[i].id;
+		if (!taken)
+			old = &items[i];
+	}
+	int rc = 0;
+	if (old) {
+		json_array_append_new(used, json_integer(old->id));
+		char *doc = json_dumps(y->correction, JSON_COMPACT);
+		if (store_kv_set(y->e->store, KV_CORRECTION, doc, &err) != STORE_OK) {
+			set_err(y, err);
+			rc = -1;
+		}
+		free(doc);
+		char *was = sent_text(old->raw);
+		char *now = body_check ? NULL : templates_render(y->e->templates, tpl, data, &err);
+		free(err);
+		const char *text = body_check ? body_check : now;
+		if (was)
+			str_trim(was);
+		char *text_trim = text ? xstrdup(text) : NULL;
+		if (text_trim)
+			str_trim(text_trim);
+		if (was && text && strcmp(was, text_trim) == 0) {
+			*skip = true;
+		} else if (text) {
+			char when[96];
+			struct strbuf sb = {0};
+			strbuf_printf(&sb, "Corrected: this mail replaces the one sent on %s under the "
+					   "same subject: %s.\n",
+				      timefmt_local(old->created_at, y->c->timezone, when, sizeof when),
+				      jstr_or(y->correction, "why", "the organiser went back a step"));
+			struct strbuf diff = {0};
+			strbuf_puts(&diff, "");
+			size_t changed = was ? lines_not_in(&diff, was, text, "was:") : 0;
+			changed += was ? lines_not_in(&diff, text, was, "now:") : 0;
+			if (changed)
+				strbuf_printf(&sb, "What changed:\n%s", diff.data);
+			strbuf_free(&diff);
+			*preface = strbuf_take(&sb);
+		}
+		free(was);
+		free(now);
+		free(text_trim);
+	}
+	store_outbox_items_free(items, n);
+	return rc;
+}
+
 static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_t *data,
-		     int player, const char *addr, const char *name, const struct mail_extras *x)
+		     int player, const char *addr, const char *name, const struct mail_extras *x,
+		     int step, int nth)
 {
 	json_t *d = json_deep_copy(data);
 	/* deadlines in the campaign's time zone (the pure core writes UTC) */
@@ -84,15 +280,46 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 	json_t *base = yctx_base_data(y, player);
 	json_object_update_missing(d, base);
 	json_decref(base);
-	char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, y->c->year);
-	struct reply r = {addr, name, subject, tpl, d, NULL, token, MAIL_AUTO_GENERATED,
-			  x ? x->attachments : NULL, x ? x->n_attachments : 0,
+	/* the mail's place: recipient, template, subject and step of the year,
+	 * written into its Message-ID so that a mail made again after an
+	 * undo finds the one it replaces */
+	char slot[24] = "";
+	if (step >= 0) {
+		unsigned char hash[8];
+		char hex[17];
+		char *key = xasprintf("%s|%s|%s|%d|%d|%d", addr, tpl, subject ? subject : "", step,
+				      nth, y->c->year);
+		crypto_generichash(hash, sizeof hash, (const unsigned char *)key, strlen(key), NULL,
+				   0);
+		free(key);
+		sodium_bin2hex(hex, sizeof hex, hash, sizeof hash);
+		snprintf(slot, sizeof slot, ".s%s", hex);
+	}
+	bool skip = false;
+	char *preface = NULL, *corrected = NULL;
+	if (*slot && correction_of(y, slot, tpl, d, NULL, &skip, &preface) != 0) {
+		json_decref(d);
+		return -1;
+	}
+	if (skip) {
+		json_decref(d);
+		return 0; /* the same text was sent before: not sent twice */
+	}
+	if (preface) {
+		corrected = xasprintf("Corrected: %s", subject ? subject : "");
+		json_object_set_new(d, "correction_preface", json_string(preface));
+	}
+	char *token = xasprintf("year.%s.%lu.%d%s", y->tag, ++y->mail_seq, y->c->year, slot);
+	struct reply r = {addr, name, corrected ? corrected : subject, tpl, d, NULL, token,
+			  MAIL_AUTO_GENERATED, x ? x->attachments : NULL, x ? x->n_attachments : 0,
 			  x ? x->html_template : NULL, false};
 	char *err = NULL;
 	int rc = engine_queue_mail(y->e, &r, y->c->name, y->now, NULL, &err);
 	if (rc != 0)
 		set_err(y, err);
 	free(token);
+	free(preface);
+	free(corrected);
 	json_decref(d);
 	return rc;
 }
@@ -146,6 +373,9 @@ static void queue_request(struct yctx *y, const json_t *req)
 	}
 	if (tpl && strcmp(tpl, "diary") == 0)
 		x.html_template = "diary-html";
+	const json_t *step_v = json_object_get(req, "step");
+	int step = json_is_integer(step_v) ? (int)json_integer_value(step_v) : -1;
+	int nth = (int)json_integer_value(json_object_get(req, "nth"));
 	bool organiser_reached = false;
 	for (size_t p = 0; p < c->player_count; p++) {
 		const struct player *pl = &c->players[p];
@@ -153,12 +383,12 @@ static void queue_request(struct yctx *y, const json_t *req)
 			continue;
 		if (c->organiser_email && strcasecmp(c->organiser_email, pl->email) == 0)
 			organiser_reached = true;
-		if (queue_one(y, tpl, subject, data, (int)p, pl->email, pl->name, &x) != 0)
+		if (queue_one(y, tpl, subject, data, (int)p, pl->email, pl->name, &x, step, nth) != 0)
 			break;
 	}
 	if (org && !organiser_reached && c->organiser_email && *c->organiser_email)
 		queue_one(y, tpl, subject, data, NO_INDEX, c->organiser_email, c->organiser_name,
-			  &x);
+			  &x, step, nth);
 	free(map);
 	json_decref(diary);
 	free(rcpt);

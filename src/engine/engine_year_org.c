@@ -36,7 +36,7 @@ static void generate_password(char out[20])
 
 /* Restores the snapshot: campaign, year state, dice; drops what came after. */
 static int rewind_to(struct engine *e, const struct store_snapshot *snap, size_t *dropped,
-		     char **errstr)
+		     const char *why, char **errstr)
 {
 	json_error_t jerr;
 	json_t *doc = json_loads(snap->campaign, 0, &jerr);
@@ -59,6 +59,10 @@ static int rewind_to(struct engine *e, const struct store_snapshot *snap, size_t
 			goto done;
 	}
 	if (store_snapshot_rewind(e->store, snap, dropped, errstr) != STORE_OK)
+		goto done;
+	/* the mails sent since may be made again: marked as corrections, or
+	 * not sent twice when their text is the same */
+	if (engine_correction_open(e, snap->last_outbox, why, errstr) != 0)
 		goto done;
 	rc = 0;
 done:
@@ -184,7 +188,11 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 			goto done;
 		}
 		size_t dropped = 0;
-		if (st != STORE_OK || rewind_to(e, &snap, &dropped, errstr) != 0)
+		char *cause = st == STORE_OK ? xasprintf("the organiser undid the step %s and it "
+							 "was played again", snap.step) : NULL;
+		int rw = st != STORE_OK ? -1 : rewind_to(e, &snap, &dropped, cause, errstr);
+		free(cause);
+		if (rw != 0)
 			goto done;
 		detail = xasprintf("the step %s was undone (%zu unsent mail%s dropped); the "
 				   "campaign is paused until the organiser resumes it",
@@ -304,7 +312,11 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 				break;
 			}
 			size_t dropped = 0;
-			if (st != STORE_OK || rewind_to(e, &snap, &dropped, errstr) != 0)
+			char *cause = xasprintf("the organiser corrected the result of the battle "
+						"at %s", c->provinces[province].name);
+			int rw = st != STORE_OK ? -1 : rewind_to(e, &snap, &dropped, cause, errstr);
+			free(cause);
+			if (rw != 0)
 				goto done;
 			yctx_free(&y);
 			orders_set_free(&set);

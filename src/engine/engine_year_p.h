@@ -21,6 +21,9 @@
 #define KV_MASTER_SEED "dice-master-seed"
 #define KV_LAST_RUN "daemon-last-run"
 #define KV_MAIL_SEQ "year-mail-seq"
+/* The mails an undo or a correction may send again: {"after", "upto": the
+ * outbox ids they lie between, "why", "used": ids already answered} */
+#define KV_CORRECTION "year-correction"
 #define WHY_MAX 512
 
 struct overlay {
@@ -49,6 +52,7 @@ struct yctx {
 	struct overlay *overlay;   /* dry: orders carried over, in memory */
 	size_t n_overlay, cap_overlay;
 	struct strbuf preview;     /* dry: the mail it would send */
+	json_t *correction;        /* KV_CORRECTION once read (json null: none) */
 };
 
 /* Keeps the first failure met (allocated `err`, or NULL for "failed"). */
@@ -86,5 +90,11 @@ json_t *yctx_base_data(struct yctx *y, int player);
 /* Stores the new events and queues the new mail requests. Returns 0, or -1
  * once a failure was met (y->err). */
 int yctx_flush(struct yctx *y);
+/* After an undo or a correction went back to a snapshot taken when the
+ * outbox went up to `after`: the year's mails sent since may be sent again.
+ * Each one made again is compared with the one it replaces: the same text
+ * is not sent twice, a changed one says "Corrected:" in its Subject and
+ * first lines, with `why` and what changed. Returns 0, or -1 with *errstr. */
+int engine_correction_open(struct engine *e, int64_t after, const char *why, char **errstr);
 
 #endif

@@ -106,6 +106,12 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 	char *body = templates_render(e->templates, r->template_name, r->data, errstr);
 	if (!body)
 		return -1;
+	const char *preface = json_string_value(json_object_get(r->data, "correction_preface"));
+	if (preface) {
+		char *both = xasprintf("%s\n%s", preface, body);
+		free(body);
+		body = both;
+	}
 	char *subject = xstrdup(r->subject ? r->subject : "");
 	struct mail_address to = {r->to_name, r->to_addr};
 	char *msgid = NULL, *refs = NULL, *html = NULL;

@@ -222,6 +222,14 @@ void store_outbox_items_free(struct store_outbox_item *items, size_t count);
 int store_outbox_get(struct store *s, int64_t id, struct store_outbox_item **item,
 		     char **errstr);
 
+/* The messages with an id in (after, upto] whose Message-ID contains
+ * `needle`, oldest first (a corrected mail finds the one it replaces):
+ * *items is a new array of *count, freed with store_outbox_items_free. */
+int store_outbox_matching(struct store *s, int64_t after, int64_t upto, const char *needle,
+			  struct store_outbox_item **items, size_t *count, char **errstr);
+/* The highest outbox id given so far (0 if none). */
+int store_outbox_last_id(struct store *s, int64_t *id, char **errstr);
+
 /* After a delivery attempt: sent; failed for good (with the reason); or to
  * be tried again at next_attempt_at (with the reason). Each counts one
  * attempt. STORE_NOTFOUND for an unknown id. */

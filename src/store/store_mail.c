@@ -194,6 +194,40 @@ void store_outbox_items_free(struct store_outbox_item *items, size_t count)
 	free(items);
 }
 
+int store_outbox_matching(struct store *s, int64_t after, int64_t upto, const char *needle,
+			  struct store_outbox_item **items, size_t *count, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	struct store_outbox_item *list = NULL;
+	size_t n = 0, cap = 0;
+	*items = NULL;
+	*count = 0;
+	int status = store_prepare(s, errstr, &st,
+				   "SELECT " OUTBOX_COLUMNS " FROM outbox WHERE id > ?1 AND id <= ?2"
+				   " AND instr(message_id, ?3) > 0 ORDER BY id",
+				   "IIt", after, upto, needle ? needle : "");
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		grow_array((void **)&list, &cap, n + 1, sizeof *list);
+		outbox_item_read(st, &list[n++]);
+	}
+	sqlite3_finalize(st);
+	if (status != STORE_OK) {
+		store_outbox_items_free(list, n);
+		return status;
+	}
+	*items = list;
+	*count = n;
+	return STORE_OK;
+}
+
+int store_outbox_last_id(struct store *s, int64_t *id, char **errstr)
+{
+	return store_query_int64(s, errstr, id, NULL, "SELECT COALESCE(MAX(id), 0) FROM outbox",
+				 NULL);
+}
+
 /* Ends an update of a queued message: it must still have been queued, so a
  * mail is never marked sent (or retried) twice. */
 static int outbox_update_end(struct store *s, int status, int changes, int64_t id,

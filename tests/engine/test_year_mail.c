@@ -1,0 +1,626 @@
+/* The year by mail as players live it (issue 11, items 5 to 9): orders sent
+ * early keep their intent, an order that can no longer be carried out is
+ * mailed at once, an order for a turn that is over is answered as such,
+ * reminders make sense, corrections after an undo are marked and unchanged
+ * mails are not sent twice, a standing order states its worst cost. Each
+ * test asserts the text of the mails the players receive (the outbox, as
+ * the transport would send it), on a real SQLite file with the clock given
+ * to each call. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/campaign_fixture.h"
+#include "lib/engine_fixture.h"
+#include "engine/engine.h"
+#include "mail/transport.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#define NOW 1800000000LL /* Fri 15 Jan 2027 08:00 UTC, 09:00 in Paris */
+#define HOUR 3600LL
+#define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
+#define FRANCE_PW "FRA0-1XYZ-7KQM-2XRT"
+#define ORGANISER_PW "ORGA-0002-SECRET"
+/* With two players it gives the sequence burgundy, france. */
+#define SEED "500102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+static void add_province(struct campaign *c, const char *name, int linked_to, int owner)
+{
+	struct province *p = campaign_add_province(c);
+	p->name = xstrdup(name);
+	p->terrain = xstrdup("arable");
+	p->climate = xstrdup("temperate");
+	p->x = 100 + 20 * (double)c->province_count;
+	p->y = 300;
+	p->line = (int)c->province_count + 10;
+	p->owner = owner;
+	struct route *r = campaign_add_route(c);
+	r->a = linked_to;
+	r->b = (int)c->province_count - 1;
+	r->line = (int)c->route_count + 20;
+}
+
+/* The fixture (Dijon 0, Paris 1, Flanders 2, Calais 3, Jersey 4) with France
+ * holding Calais, and a road on from Calais: Picardy 5, Artois 6, Hainaut 7,
+ * Namur 8 (France holds the last two when `far`). */
+static int setup_map(void **state, bool far, const int *reminders)
+{
+	struct test_engine *f = xcalloc(1, sizeof *f);
+	struct campaign *c = fixture_campaign();
+	c->provinces[3].owner = 1;
+	add_province(c, "Picardy", 3, NO_INDEX);
+	add_province(c, "Artois", 5, NO_INDEX);
+	add_province(c, "Hainaut", 6, far ? 1 : NO_INDEX);
+	add_province(c, "Namur", 7, far ? 1 : NO_INDEX);
+	if (reminders) {
+		memset(c->settings.reminder_hours, 0, sizeof c->settings.reminder_hours);
+		for (int i = 0; reminders[i]; i++)
+			c->settings.reminder_hours[i] = reminders[i];
+	}
+	static const char *const pw[] = {"burgundy", BURGUNDY_PW, "france", FRANCE_PW,
+					 STORE_ORGANISER, ORGANISER_PW, NULL};
+	struct engine_config cfg = {.campaign_address = TEST_ADDRESS, .mailbox = "INBOX"};
+	test_engine_open(f, "yearmail", c, pw, &cfg);
+	*state = f;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_map(state, false, NULL);
+}
+
+static int setup_far(void **state)
+{
+	return setup_map(state, true, NULL);
+}
+
+static int setup_reminders(void **state)
+{
+	static const int hours[] = {96, 24, 0};
+	return setup_map(state, false, hours);
+}
+
+/* ---------------------------------------------------------------- mail */
+
+/* The text part of a mail as composed (quoted-printable), decoded. */
+static char *text_of(const char *raw)
+{
+	static const char marker[] = "Content-Transfer-Encoding: quoted-printable\r\n\r\n";
+	const char *at = strstr(raw, marker);
+	assert_non_null(at);
+	at += sizeof marker - 1;
+	const char *end = strstr(at, "\r\n--=_");
+	if (!end)
+		end = at + strlen(at);
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	while (at < end) {
+		if (at[0] == '=' && at[1] == '\r' && at[2] == '\n') {
+			at += 3;
+		} else if (at[0] == '=' && isxdigit((unsigned char)at[1]) &&
+			   isxdigit((unsigned char)at[2])) {
+			char hex[3] = {at[1], at[2], 0};
+			strbuf_putc(&sb, (char)strtol(hex, NULL, 16));
+			at += 3;
+		} else if (at[0] == '\r' && at[1] == '\n') {
+			strbuf_putc(&sb, '\n');
+			at += 2;
+		} else {
+			strbuf_putc(&sb, *at++);
+		}
+	}
+	return strbuf_take(&sb);
+}
+
+/* What the players received: every mail the outbox sent, through the
+ * Maildir transport, in the order it was delivered. */
+struct received {
+	char *file, *to, *subject, *text;
+};
+static struct received *inbox;
+static size_t n_inbox, cap_inbox;
+
+static void inbox_clear(void)
+{
+	for (size_t i = 0; i < n_inbox; i++) {
+		free(inbox[i].file);
+		free(inbox[i].to);
+		free(inbox[i].subject);
+		free(inbox[i].text);
+	}
+	free(inbox);
+	inbox = NULL;
+	n_inbox = cap_inbox = 0;
+}
+
+static int teardown(void **state)
+{
+	inbox_clear();
+	return test_engine_teardown(state);
+}
+
+static char *header(const char *raw, const char *name)
+{
+	char *key = xasprintf("%s: ", name);
+	const char *at = strstr(raw, key);
+	assert_non_null(at);
+	at += strlen(key);
+	free(key);
+	return xstrndup(at, strcspn(at, "\r\n"));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sends what the outbox holds at `now` into the players' Maildir and
+ * reads what arrived. */
+static void flush(struct test_engine *f, int64_t now)
+{
+	char *md = xasprintf("%s/players", f->dir);
+	struct mail_sink *sink = transport_maildir_sink_new(md, (struct transport_log){0});
+	size_t sent = 0, failed = 0;
+	char *err = NULL;
+	if (engine_flush_outbox(f->engine, sink, now, &sent, &failed, &err) != 0)
+		fail_msg("flush: %s", err ? err : "");
+	assert_int_equal(failed, 0);
+	mail_sink_free(sink);
+	char *dir = xasprintf("%s/new", md);
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < n_inbox && !seen; i++)
+			seen = strcmp(inbox[i].file, de->d_name) == 0;
+		if (seen)
+			continue;
+		grow_array((void **)&names, &cap, n + 1, sizeof *names);
+		names[n++] = xstrdup(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof *names, by_name);
+	for (size_t i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		FILE *fp = fopen(path, "rb");
+		assert_non_null(fp);
+		struct strbuf sb = {0};
+		char buf[4096];
+		size_t got;
+		while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+			strbuf_append(&sb, buf, got);
+		fclose(fp);
+		grow_array((void **)&inbox, &cap_inbox, n_inbox + 1, sizeof *inbox);
+		inbox[n_inbox++] = (struct received){names[i], header(sb.data, "Delivered-To"),
+						     header(sb.data, "Subject"), text_of(sb.data)};
+		strbuf_free(&sb);
+		free(path);
+	}
+	free(names);
+	free(dir);
+	free(md);
+}
+
+/* The mails `to` received whose Subject contains `subject`: how many, and
+ * the text of the last one in *text (allocated) when text is not NULL. */
+static size_t mails(struct test_engine *f, const char *to, const char *subject, char **text)
+{
+	(void)f;
+	size_t hits = 0;
+	if (text)
+		*text = NULL;
+	for (size_t i = 0; i < n_inbox; i++) {
+		if (strcmp(inbox[i].to, to) != 0 || !strstr(inbox[i].subject, subject))
+			continue;
+		hits++;
+		if (text) {
+			free(*text);
+			*text = xstrdup(inbox[i].text);
+		}
+	}
+	return hits;
+}
+
+/* The Subjects of the mails `to` received, one a line. */
+static char *subjects(struct test_engine *f, const char *to)
+{
+	(void)f;
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	for (size_t i = 0; i < n_inbox; i++)
+		if (strcmp(inbox[i].to, to) == 0)
+			strbuf_printf(&sb, "%s\n", inbox[i].subject);
+	return strbuf_take(&sb);
+}
+
+static void assert_has(const char *text, const char *needle)
+{
+	if (!text || !strstr(text, needle))
+		fail_msg("\"%s\" not in:\n%s", needle, text ? text : "(no mail)");
+}
+
+static void assert_has_not(const char *text, const char *needle)
+{
+	if (text && strstr(text, needle))
+		fail_msg("\"%s\" unexpectedly in:\n%s", needle, text);
+}
+
+/* A player's mail, processed at `now`: the text of the reply. */
+static char *orders(struct test_engine *f, const char *player, const char *text, int64_t now)
+{
+	bool burgundy = strcmp(player, "burgundy") == 0;
+	char *body = xasprintf("PLAYER %s %s\n%s", player, burgundy ? BURGUNDY_PW : FRANCE_PW,
+			       text);
+	char msgid[32];
+	snprintf(msgid, sizeof msgid, "m%u@example.org", ++f->uid);
+	char *raw = test_mail(&(struct test_mail){
+		.from = burgundy ? "philippe@example.org" : "charles@example.org",
+		.msgid = msgid, .body = body});
+	struct engine_outcome out;
+	assert_int_equal(test_engine_process(f, 1, f->uid, raw, now, &out), ENGINE_ACCEPTED);
+	char *reply = xstrdup(out.reply ? out.reply : "");
+	engine_outcome_free(&out);
+	free(raw);
+	free(body);
+	flush(f, now);
+	return reply;
+}
+
+static void act(struct test_engine *f, enum engine_action a, const char *arg, int64_t seconds,
+		int64_t now)
+{
+	struct engine_action_request req = {.action = a, .arg = arg, .seconds = seconds,
+					    .relative = true};
+	char *report = NULL, *err = NULL;
+	int rc = engine_action(f->engine, &req, now, &report, &err);
+	if (rc != 0)
+		fail_msg("engine_action: %s %s", report ? report : "", err ? err : "");
+	free(report);
+	flush(f, now);
+}
+
+static void start(struct test_engine *f, int64_t now)
+{
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(f->engine, now, SEED, &report, &err), 0);
+	free(report);
+	flush(f, now);
+}
+
+static void tick(struct test_engine *f, int64_t now)
+{
+	char *err = NULL;
+	assert_int_equal(engine_tick(f->engine, now, 0, NULL, &err), 0);
+	flush(f, now);
+}
+
+static json_t *year_state(struct test_engine *f)
+{
+	char *text = NULL;
+	assert_int_equal(store_year_state_get(f->store, &text, NULL), STORE_OK);
+	json_t *doc = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(doc);
+	return doc;
+}
+
+static int64_t state_int(struct test_engine *f, const char *key)
+{
+	json_t *st = year_state(f);
+	int64_t v = json_integer_value(json_object_get(st, key));
+	json_decref(st);
+	return v;
+}
+
+static struct campaign *campaign(struct test_engine *f)
+{
+	struct campaign *c = NULL;
+	assert_int_equal(store_load_campaign(f->store, &c, NULL), STORE_OK);
+	return c;
+}
+
+static char *stored_orders(struct test_engine *f, const char *player, int phase)
+{
+	char *text = NULL;
+	assert_int_equal(store_orders_get(f->store, player, 1450, phase, &text, NULL), STORE_OK);
+	return text ? text : xstrdup("");
+}
+
+#define BURGUNDY "philippe@example.org"
+#define FRANCE "charles@example.org"
+
+/* Burgundy invades Calais (through Paris, by France's leave); France's army
+ * comes from Paris to fight there, and France wins: Burgundy's turn is over
+ * at NOW + 2 h and France's opens. */
+static void battle_at_calais(struct test_engine *f, const char *france_move)
+{
+	char *body = xasprintf("%s\nIF INVADED ANY BATTLE\nALLOW PASSAGE burgundy\n"
+			       "DENY SUPPLY burgundy\n", france_move);
+	free(orders(f, "france", body, NOW - 2 * HOUR));
+	free(body);
+	free(orders(f, "burgundy", "INVADE Calais VIA Paris\n", NOW - HOUR));
+	start(f, NOW);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].location, 3); /* France marched to Calais */
+	campaign_free(c);
+	act(f, ENGINE_ACT_BATTLE_RESULT, "BATTLE AT Calais\nWINNER france\n", 0, NOW + 2 * HOUR);
+}
+
+/* ---------------------------------------------------------------- item 5 */
+
+/* A route the player did not write is chosen when the move is carried out,
+ * from where the army stands then: France's INVADE Picardy, sent from
+ * Paris (by Calais), is carried out from Calais where France's army went
+ * to defend. */
+static void test_early_order_keeps_its_destination(void **state)
+{
+	struct test_engine *f = *state;
+	char *reply = orders(f, "france", "INVADE Picardy\n", NOW - 3 * HOUR);
+	assert_has(reply, "route chosen for you (the shortest from where your army stands now): "
+			  "Paris, Calais, Picardy; it is chosen again from where your army stands "
+			  "when the move is carried out");
+	free(reply);
+	/* before the start, orders are kept for the setup phase */
+	char *stored = stored_orders(f, "france", PHASE_SETUP);
+	assert_string_equal(stored, "INVADE Picardy\n"); /* the intent, no route */
+	free(stored);
+	battle_at_calais(f, "INVADE Picardy");
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].location, 5); /* Calais -> Picardy, one stage */
+	campaign_free(c);
+	char *text = NULL;
+	assert_int_equal(mails(f, FRANCE, "1450: your turn, France", &text), 1);
+	assert_has(text, "Your movement order is already in: it is being carried out now.");
+	assert_has_not(text, "cannot be carried out");
+	free(text);
+	/* nothing was refused: no such mail */
+	assert_int_equal(mails(f, FRANCE, "was not carried out", NULL), 0);
+	assert_int_equal(mails(f, FRANCE, "cannot be carried out", NULL), 0);
+}
+
+/* A route the player wrote (VIA Calais) cannot be marched from Calais: at
+ * the opening of his turn France is told why, his order is dropped, and
+ * the deadline counts from that mail; a new order is carried out. */
+static void test_early_order_that_cannot_be_carried_out(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_calais(f, "INVADE Picardy VIA Calais");
+	json_t *st = year_state(f);
+	assert_string_equal(json_string_value(json_object_get(st, "step")), "turn");
+	assert_int_equal(json_integer_value(json_object_get(st, "turn")), 1);
+	assert_int_equal(json_integer_value(json_object_get(st, "deadline")),
+			 NOW + 2 * HOUR + 72 * HOUR);
+	json_decref(st);
+	char *text = NULL;
+	assert_int_equal(mails(f, FRANCE, "1450: your turn, France", &text), 1);
+	assert_has(text, "Your movement order sent in advance,\n  INVADE Picardy VIA Calais\n"
+			 "cannot be carried out now: the route passes Calais twice.\n"
+			 "It was dropped: send a new movement option. The deadline below counts "
+			 "from\nthis mail.");
+	/* 10:00 UTC + 72 h, in the campaign's time zone */
+	assert_has(text, "Send your movement option before Mon 18 Jan 2027 11:00 CET");
+	assert_has_not(text, "already in");
+	free(text);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].location, 3); /* still in Calais */
+	campaign_free(c);
+	char *stored = stored_orders(f, "france", PHASE_CAMPAIGN);
+	assert_has_not(stored, "INVADE Picardy");
+	assert_has(stored, "IF INVADED ANY BATTLE");
+	free(stored);
+	/* the new order is carried out at once */
+	free(orders(f, "france", "INVADE Picardy\n", NOW + 3 * HOUR));
+	c = campaign(f);
+	assert_int_equal(c->players[1].location, 5);
+	assert_int_equal(c->phase, PHASE_RECRUITMENT);
+	campaign_free(c);
+}
+
+/* An order the year refuses when it comes to act on it is mailed to its
+ * player at once (never only an event): RECALL CONTINGENTS with none out. */
+static void test_refused_order_is_mailed(void **state)
+{
+	struct test_engine *f = *state;
+	start(f, NOW);
+	assert_int_equal(mails(f, FRANCE, "1450: your order was not carried out", NULL), 0);
+	free(orders(f, "france", "RECALL CONTINGENTS\n", NOW + HOUR));
+	char *text = NULL;
+	assert_int_equal(mails(f, FRANCE, "1450: your order was not carried out", &text), 1);
+	assert_has(text, "Your order\n  RECALL CONTINGENTS\nwas not carried out: you have no "
+			 "contingent out.");
+	free(text);
+	assert_int_equal(mails(f, BURGUNDY, "your order was not carried out", NULL), 0);
+}
+
+/* ---------------------------------------------------------------- item 6 */
+
+/* Burgundy's INVADE, carried out, leaves his current orders; a movement
+ * order he sends after his turn is answered as one for a turn that is
+ * over; standing orders are what stands for the next time. */
+static void test_order_for_a_turn_that_is_over(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_calais(f, "");
+	char *reply = orders(f, "burgundy", "IN STORM HALT\nINVADE Flanders\n", NOW + 3 * HOUR);
+	assert_has(reply, "INVADE Flanders\n        ERROR: your turn of 1450 is over (your "
+			  "movement option was carried out): a movement order now is for a turn "
+			  "that is over, so it is not used and not kept");
+	/* what stands for the next time: the standing order, not the INVADE
+	 * carried out */
+	const char *current = strstr(reply, "Your current orders");
+	assert_non_null(current);
+	assert_has(current, "  IN STORM HALT\n");
+	assert_has_not(current, "\n  INVADE");
+	free(reply);
+	struct campaign *c = campaign(f);
+	assert_int_not_equal(c->players[0].location, 2); /* not in Flanders */
+	campaign_free(c);
+}
+
+/* ---------------------------------------------------------------- item 7 */
+
+/* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
+ * that opens the turn, never the 96 h one; the 24 h one says how long is
+ * left, in the campaign's time zone; a deadline moved re-arms it. */
+static void test_reminders(void **state)
+{
+	struct test_engine *f = *state;
+	start(f, NOW);
+	int64_t deadline = state_int(f, "deadline");
+	assert_int_equal(deadline, NOW + 72 * HOUR);
+	assert_int_equal(mails(f, BURGUNDY, "Reminder", NULL), 0);
+	tick(f, NOW + 60);
+	tick(f, NOW + HOUR);
+	assert_int_equal(mails(f, BURGUNDY, "Reminder", NULL), 0);
+	tick(f, deadline - 24 * HOUR - 60);
+	assert_int_equal(mails(f, BURGUNDY, "Reminder", NULL), 0);
+	tick(f, deadline - 24 * HOUR);
+	char *text = NULL;
+	assert_int_equal(mails(f, BURGUNDY, "Reminder", &text), 1);
+	assert_has(text, "1 day left: the deadline is Mon 18 Jan 2027 09:00 CET.");
+	free(text);
+	tick(f, deadline - 23 * HOUR);
+	assert_int_equal(mails(f, BURGUNDY, "Reminder", NULL), 1);
+	/* the organiser gives 48 h more: the 24 h reminder is due again */
+	act(f, ENGINE_ACT_DEADLINE, NULL, 48 * HOUR, deadline - 22 * HOUR);
+	int64_t moved = state_int(f, "deadline");
+	assert_int_equal(moved, deadline + 48 * HOUR);
+	tick(f, moved - 24 * HOUR - 60);
+	assert_int_equal(mails(f, BURGUNDY, "Reminder", NULL), 1);
+	tick(f, moved - 24 * HOUR + 30 * 60);
+	assert_int_equal(mails(f, BURGUNDY, "Reminder", &text), 2);
+	assert_has(text, "23 hours 30 minutes left: the deadline is Wed 20 Jan 2027 09:00 CET.");
+	free(text);
+	/* France, not awaited, got none */
+	assert_int_equal(mails(f, FRANCE, "Reminder", NULL), 0);
+}
+
+/* ---------------------------------------------------------------- item 8 */
+
+/* An undo played again with the same orders sends nothing twice; played
+ * again with another order, the mails that changed say "Corrected:" in
+ * their Subject and first lines, with what changed. A battle result
+ * corrected likewise. */
+static void test_undo_and_corrections(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_calais(f, "NO MOVE");
+	/* France's NO MOVE was in: its turn too is over, the recruitment began */
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->phase, PHASE_RECRUITMENT);
+	campaign_free(c);
+	assert_int_equal(mails(f, FRANCE, "1450: the turn of France", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450: recruitment", NULL), 1);
+	assert_int_equal(mails(f, BURGUNDY, "1450: the turn of Burgundy", NULL), 1);
+
+	/* undo France's turn and play it again as it was: nothing is resent */
+	act(f, ENGINE_ACT_UNDO, NULL, 0, NOW + 3 * HOUR);
+	act(f, ENGINE_ACT_RESUME, NULL, 0, NOW + 4 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->phase, PHASE_RECRUITMENT);
+	campaign_free(c);
+	assert_int_equal(mails(f, FRANCE, "1450: the turn of France", NULL), 1);
+	assert_int_equal(mails(f, BURGUNDY, "1450: the turn of France", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "Corrected: 1450: the turn", NULL), 0);
+	assert_int_equal(mails(f, BURGUNDY, "Corrected: 1450: the turn", NULL), 0);
+	/* only the recruitment's deadline moved (it counts from the step played
+	 * again two hours later): that mail says so, first thing */
+	char *text = NULL;
+	assert_int_equal(mails(f, FRANCE, "1450: recruitment", NULL), 2);
+	assert_int_equal(mails(f, FRANCE, "Corrected: 1450: recruitment", &text), 1);
+	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
+			 "under the same subject: the organiser undid the step turn-france and it "
+			 "was played again.\nWhat changed:\n"
+			 "  was: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
+			 "2027 11:00 CET, or\n"
+			 "  now: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
+			 "2027 13:00 CET, or\n\n");
+	assert_true(strncmp(text, "Corrected: ", 11) == 0); /* the first line */
+	free(text);
+	/* the organiser's own actions are told */
+	assert_int_equal(mails(f, FRANCE, "1450: the organiser: undo", NULL), 1);
+
+	/* undo again; France now invades Picardy instead: the turn report and
+	 * the recruitment mail are sent again, marked */
+	act(f, ENGINE_ACT_UNDO, NULL, 0, NOW + 5 * HOUR);
+	free(orders(f, "france", "INVADE Picardy\n", NOW + 5 * HOUR));
+	act(f, ENGINE_ACT_RESUME, NULL, 0, NOW + 6 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->players[1].location, 5);
+	campaign_free(c);
+	assert_int_equal(mails(f, BURGUNDY, "Corrected: 1450: the turn of France", &text), 1);
+	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
+			 "under the same subject: the organiser undid the step turn-france and it "
+			 "was played again.\nWhat changed:\n");
+	assert_has(text, "  now: ");
+	assert_has(text, "Picardy");
+	free(text);
+	assert_int_equal(mails(f, FRANCE, "Corrected: 1450: the turn of France", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450: the turn of France", NULL), 2);
+	/* Burgundy's turn was not played again: its report is not resent */
+	assert_int_equal(mails(f, BURGUNDY, "1450: the turn of Burgundy", NULL), 1);
+	char *all = subjects(f, BURGUNDY);
+	assert_has_not(all, "Corrected: 1450: the turn of Burgundy");
+	free(all);
+
+	/* the battle result corrected: Burgundy won. The mails made again that
+	 * differ say so; the rest are not sent twice */
+	act(f, ENGINE_ACT_BATTLE_RESULT, "BATTLE AT Calais\nWINNER burgundy\n", 0, NOW + 7 * HOUR);
+	assert_int_equal(mails(f, BURGUNDY, "Corrected: 1450: the turn of Burgundy", &text), 1);
+	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
+			 "under the same subject: the organiser corrected the result of the battle "
+			 "at Calais.\nWhat changed:\n");
+	assert_has(text, "  was: ");
+	free(text);
+}
+
+/* ---------------------------------------------------------------- item 9 */
+
+/* IF INVADED ANY BATTLE, from Paris, where France holds Hainaut four stages
+ * away and Namur five: the acknowledgement states the worst cost. */
+static void test_standing_order_cost(void **state)
+{
+	struct test_engine *f = *state;
+	char *reply = orders(f, "france", "IF INVADED ANY BATTLE\n", NOW);
+	assert_has(reply, "-> worst cost: a forced march of 4 stages from Paris (where your army "
+			  "stands now) to Hainaut, \xe2\x88\x92" "80 AP (2 extra stages at 40 AP)");
+	assert_has(reply, "-> more than 4 stages from Paris (where your army stands now): Namur; "
+			  "invaded there, your army cannot come: the city stands a siege");
+	assert_has(reply, "-> counted from where your army stands now: the cost changes if it moves");
+	free(reply);
+	/* one province near: no forced march */
+	reply = orders(f, "france", "IF INVADED Calais BATTLE\n", NOW + 60);
+	assert_has(reply, "-> at most 1 stage from Paris (where your army stands now): no forced "
+			  "march");
+	free(reply);
+}
+
+int main(void)
+{
+#define T(f, s) cmocka_unit_test_setup_teardown(f, s, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_early_order_keeps_its_destination, setup),
+		T(test_early_order_that_cannot_be_carried_out, setup),
+		T(test_refused_order_is_mailed, setup),
+		T(test_order_for_a_turn_that_is_over, setup),
+		T(test_reminders, setup_reminders),
+		T(test_undo_and_corrections, setup),
+		T(test_standing_order_cost, setup_far),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
