@@ -108,7 +108,9 @@ struct year_run {
 	const struct year_io *io;
 	/* Out: mail requests, each {"template", "subject", "to": [player keys]
 	 * or "all" (every active player), "organiser": bool (a copy to the
-	 * organiser), "data": {...}}. The caller adds the recipient's own
+	 * organiser), "step": the resolutions so far and "nth": how many like
+	 * requests this run made before (where in the year the mail is made,
+	 * for corrections after an undo), "data": {...}}. The caller adds the recipient's own
 	 * fields (nation, player, player_name) and the campaign's. A request
 	 * with template "diary" carries "diary_year" for the caller to fill. */
 	json_t *mails;

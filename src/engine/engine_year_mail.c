@@ -306,7 +306,11 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 		return 0; /* the same text was sent before: not sent twice */
 	}
 	if (preface) {
-		corrected = xasprintf("Corrected: %s", subject ? subject : "");
+		/* after the campaign's tag ("[Name] "), if the subject has one */
+		const char *sub = subject ? subject : "";
+		const char *tag_end = sub[0] == '[' ? strstr(sub, "] ") : NULL;
+		size_t tag = tag_end ? (size_t)(tag_end - sub) + 2 : 0;
+		corrected = xasprintf("%.*sCorrected: %s", (int)tag, sub, sub + tag);
 		json_object_set_new(d, "correction_preface", json_string(preface));
 	}
 	char *token = xasprintf("year.%s.%lu.%d%s", y->tag, ++y->mail_seq, y->c->year, slot);
