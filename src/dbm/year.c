@@ -303,8 +303,27 @@ bool year_turn_is_over(const struct year_state *st, const struct campaign *c, in
 size_t year_orders_too_late(const struct year_state *st, const struct campaign *c, int player,
 			    struct order_set *set)
 {
+	size_t n = 0;
+	/* the Ally option taken (a contingent sent on call) excludes INVADE
+	 * and MOVE this year: said in the answer, not later */
+	bool ally = c->phase == PHASE_CAMPAIGN && player >= 0 &&
+		    (size_t)player < c->player_count && st->step != YEAR_IDLE &&
+		    c->players[player].movement_option == OPTION_ALLY;
+	for (size_t i = 0; ally && i < set->count; i++) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || (o->kind != ORDER_INVADE && o->kind != ORDER_MOVE))
+			continue;
+		o->status = ORDER_ERROR;
+		free(o->understood);
+		o->understood = NULL;
+		o->error = xasprintf("%s has already taken the Ally movement option this year (a "
+				     "contingent was sent): no INVADE or MOVE until next year",
+				     pkey(c, player));
+		set->errors++;
+		n++;
+	}
 	if (!year_turn_is_over(st, c, player))
-		return 0;
+		return n;
 	size_t place = st->sequence_len;
 	for (size_t i = 0; i < st->sequence_len && place == st->sequence_len; i++)
 		if (st->sequence[i] == player)
@@ -312,8 +331,7 @@ size_t year_orders_too_late(const struct year_state *st, const struct campaign *
 	bool over = place < st->turn;
 	bool under_way = place == st->turn && st->step != YEAR_TURN;
 	if (!over && !under_way)
-		return 0;
-	size_t n = 0;
+		return n;
 	for (size_t i = 0; i < set->count; i++) {
 		struct order *o = &set->orders[i];
 		if (o->status != ORDER_OK || !year_is_movement(o->kind))

@@ -33,9 +33,18 @@ static void carry_orders(struct year_run *r, int from_year, int from_phase, enum
 		year_load_orders(r, (int)p, &now);
 		orders_set_init(&kept);
 		kept.player = (int)p;
-		for (size_t i = 0; i < old.count; i++)
-			if (old.orders[i].status == ORDER_OK && carried(old.orders[i].kind, how))
-				order_copy(orders_set_add(&kept), &old.orders[i]);
+		for (size_t i = 0; i < old.count; i++) {
+			const struct order *o = &old.orders[i];
+			if (o->status == ORDER_OK && carried(o->kind, how))
+				order_copy(orders_set_add(&kept), o);
+			/* an order that no longer reads right on the new map is
+			 * not dropped quietly */
+			else if (o->status == ORDER_ERROR && order_kind_is_kept(o->kind) &&
+				 carried(o->kind, how) && active(r->c, (int)p))
+				year_refused_instead(r, (int)p, o->text,
+						     o->error ? o->error : "it is not valid now",
+						     "it is dropped: send it again if you still mean it");
+		}
 		orders_merge(&kept, &now, &merged);
 		merged.player = (int)p;
 		if (merged.count) {

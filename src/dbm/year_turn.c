@@ -98,8 +98,13 @@ bool year_check_turn_orders(struct year_run *r)
 	if (!drop_stale_movement(r, p, &text, &reason))
 		return false;
 	/* the player is told at once, his turn stays open, and the deadline
-	 * counts from this mail */
+	 * counts from this mail (never earlier than it was) */
+	int64_t before = st->deadline;
 	year_set_deadline_hours(r, r->c->settings.turn_deadline_hours);
+	if (before > st->deadline) {
+		st->deadline = before;
+		year_rearm_reminders(r);
+	}
 	json_t *d = year_deadline_data(r);
 	json_object_update_new(d, json_pack("{s:s, s:s, s:b}", "order", text, "reason", reason,
 					"turn_open", 1));

@@ -978,6 +978,13 @@ static void test_allies_volunteer_then_invade(void **state)
 	assert_int_equal(c->contingent_count, 1);
 	assert_int_equal(c->players[2].movement_option, OPTION_ALLY);
 	campaign_free(c);
+	/* an INVADE sent now is refused in the answer itself */
+	char *reply = deliver(f, "amedee@example.org",
+			      "PLAYER savoy " SAVOY_PW "\nINVADE Calais\n", NOW + HOUR / 2);
+	assert_non_null(strstr(reply, "ERROR: savoy has already taken the Ally movement option "
+				      "this year (a contingent was sent): no INVADE or MOVE until "
+				      "next year"));
+	free(reply);
 	char *body = xasprintf("PLAYER burgundy " BURGUNDY_PW "\n%s", result);
 	free(deliver(f, "philippe@example.org", body, NOW + HOUR));
 	free(body);
