@@ -194,7 +194,8 @@ static void flush(struct test_engine *f, int64_t now)
 	}
 	if (d)
 		closedir(d);
-	qsort(names, n, sizeof *names, by_name);
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		FILE *fp = fopen(path, "rb");
