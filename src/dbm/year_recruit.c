@@ -59,6 +59,44 @@ static void carry_orders(struct year_run *r, int from_year, int from_phase, enum
 	}
 }
 
+/* The reserve by label, and what may be recruited from it with its cost:
+ * for each element in the reserve, how many of it alone the rules would
+ * take now (allowance, ceiling, list maximum, list minimums first). */
+static void recruitment_lists(const struct campaign *c, int p, json_t *d)
+{
+	const struct player *pl = &c->players[p];
+	const struct army_list *l = &pl->list;
+	json_t *reserve = json_array(), *may = json_array();
+	int *take = xcalloc(l->count ? l->count : 1, sizeof *take);
+	char a[16], b[16];
+	for (size_t i = 0; i < l->count; i++) {
+		int have = pl->reserve.count[i];
+		if (have <= 0)
+			continue;
+		const struct element_type *t = &l->types[i];
+		json_array_append_new(reserve, json_pack("{s:i, s:s, s:s, s:s}", "count", have,
+			"label", t->label, "ap_each", half_ap_format(t->cost_half_ap, a), "ap",
+			half_ap_format(t->cost_half_ap * have, b)));
+		int most = 0;
+		struct rules_reason why;
+		for (int n = 1; n <= have; n++) {
+			take[i] = n;
+			if (rules_recruit_check(c, p, take, &why) != RULES_OK)
+				break;
+			most = n;
+		}
+		take[i] = 0;
+		json_array_append_new(may, json_pack("{s:s, s:s, s:i, s:b, s:b}", "label", t->label,
+			"ap_each", half_ap_format(t->cost_half_ap, a), "most", most, "none", most == 0,
+			"general", t->general));
+	}
+	free(take);
+	if (!json_array_size(reserve))
+		json_object_set_new(d, "reserve_empty", json_true());
+	json_object_set_new(d, "reserve_elements", reserve);
+	json_object_set_new(d, "recruitable", may);
+}
+
 void year_begin_recruitment(struct year_run *r)
 {
 	struct campaign *c = r->c;
@@ -80,6 +118,7 @@ void year_begin_recruitment(struct year_run *r)
 						half_ap_format(player_reserve_half_ap(&c->players[p]), b),
 						"province_prestige", rules_province_prestige(c, (int)p),
 						"positions", year_positions_json(c)));
+		recruitment_lists(c, (int)p, d);
 		year_mail(r, "recruitment", (int)p, false, d, "%d: recruitment", c->year);
 	}
 }

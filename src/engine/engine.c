@@ -2,6 +2,8 @@
 
 #include "engine/engine.h"
 #include "engine/engine_p.h"
+#include "engine/map_attach.h"
+#include "engine/player_status.h"
 #include "model/campaign_json.h"
 #include "base/log.h"
 #include "mail/mail_compose.h"
@@ -464,6 +466,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	orders_set_init(&pending);
 	orders_set_init(&merged);
 	json_t *data = NULL;
+	struct engine_attachments att = {0};
 
 	orders_validate(set, c, player);
 	bool turn_over = false;
@@ -534,12 +537,28 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		free(help);
 	}
 	if (set->wants_status) {
-		json_t *state = campaign_to_json(c);
-		json_object_set_new(data, "state", state);
-		char *status = render_optional(e, "status", data);
+		/* as things stand after this mail (the year may have moved on) */
+		json_t *own = engine_player_status(e, player, p->now, errstr);
+		if (!own)
+			goto done;
+		json_t *sd = json_deep_copy(data);
+		json_object_update(sd, own);
+		json_decref(own);
+		char *status = render_optional(e, "status", sd);
+		json_decref(sd);
 		if (status)
 			json_object_set_new(data, "status_text", json_string(status));
 		free(status);
+	}
+	if (set->wants_map) {
+		struct campaign *now_c = NULL;
+		if (store_load_campaign(e->store, &now_c, errstr) != STORE_OK)
+			goto done;
+		engine_map_attachments(now_c, &att);
+		campaign_free(now_c);
+		char *names = engine_attachments_names(&att);
+		json_object_set_new(data, "map_attached", json_string(names));
+		free(names);
 	}
 	if (!rate_allow(e, pl->email, p->now, errstr)) {
 		if (*errstr)
@@ -552,12 +571,13 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
 	subject = reply_subject(p->subject, "Your orders");
 	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
-			  MAIL_AUTO_REPLIED, NULL, 0, NULL, false};
+			  MAIL_AUTO_REPLIED, att.items, att.count, NULL, false};
 	if (engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
 		goto done;
 	out->reply_to = xstrdup(pl->email);
 	rc = 0;
 done:
+	engine_attachments_free(&att);
 	json_decref(data);
 	free(token);
 	free(subject);

@@ -9,6 +9,7 @@
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
+#include "engine/awaited.h"
 #include "model/campaign_json.h"
 #include "base/log.h"
 #include "engine/publish.h"
@@ -347,36 +348,10 @@ void yctx_announce(struct yctx *y, const char *action, const char *detail)
 
 char *yctx_status_text(struct yctx *y)
 {
-	struct strbuf sb = {0};
-	char name[256], when[64];
-	if (y->st.step == YEAR_IDLE) {
-		strbuf_printf(&sb, "Year %d: not started yet (campaignctl start begins it).\n",
-			      y->c->year);
-		return strbuf_take(&sb);
-	}
-	year_step_name(&y->st, y->c, name, sizeof name);
-	char *what = year_step_describe(&y->st, y->c);
-	strbuf_printf(&sb, "Year %d, %s phase. Step: %s%s.\nWaiting for %s.\n", y->c->year,
-		      campaign_phase_name(y->c->phase), name, y->st.paused ? " (PAUSED)" : "",
-		      what);
-	free(what);
-	if (y->st.paused)
-		strbuf_printf(&sb, "Paused with %" PRId64 " h %02" PRId64 " min left on the clock.\n",
-			      y->st.paused_left / 3600, y->st.paused_left % 3600 / 60);
-	else if (y->st.deadline)
-		strbuf_printf(&sb, "Deadline: %s.\n",
-			      timefmt_local(y->st.deadline, y->c->timezone, when, sizeof when));
-	json_t *aw = year_awaited(&y->st, y->c, &y->io);
-	if (json_array_size(aw)) {
-		strbuf_puts(&sb, "Still to answer:");
-		size_t i;
-		json_t *v;
-		json_array_foreach(aw, i, v)
-			strbuf_printf(&sb, " %s", json_string_value(v));
-		strbuf_puts(&sb, "\n");
-	}
+	json_t *aw = engine_awaited_json(&y->st, y->c, &y->io);
+	char *text = engine_awaited_text(aw);
 	json_decref(aw);
-	return strbuf_take(&sb);
+	return text;
 }
 
 /* ---------------------------------------------------------------- from mail */

@@ -1,0 +1,162 @@
+/* A player's STATUS by mail (player_status.h). */
+#include "config.h"
+
+#include "engine/player_status.h"
+#include "engine/awaited.h"
+#include "engine/engine_year_p.h"
+#include "dbm/orders.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *nation(const struct campaign *c, int p)
+{
+	if (p < 0 || (size_t)p >= c->player_count)
+		return "nobody";
+	return c->players[p].nation ? c->players[p].nation : c->players[p].key;
+}
+
+static const char *province_name(const struct campaign *c, int p)
+{
+	return p >= 0 && (size_t)p < c->province_count ? c->provinces[p].name : "nowhere";
+}
+
+/* Troops by label: count, label, AP each and together; and their total. */
+static json_t *troops_json(const struct army_list *l, const struct troops *t)
+{
+	char a[16], b[16];
+	json_t *elements = json_array();
+	for (size_t i = 0; i < l->count; i++) {
+		if (!t->count || !t->count[i])
+			continue;
+		const struct element_type *et = &l->types[i];
+		json_array_append_new(elements, json_pack("{s:i, s:s, s:s, s:s, s:b}", "count",
+			t->count[i], "label", et->label, "ap_each", half_ap_format(et->cost_half_ap, a),
+			"ap", half_ap_format(et->cost_half_ap * t->count[i], b), "general",
+			et->general));
+	}
+	int generals = troops_generals(l, t);
+	json_t *d = json_pack("{s:s, s:i, s:o}", "ap", half_ap_format(troops_half_ap(l, t), a),
+			      "generals", generals, "elements", elements);
+	if (!json_array_size(elements))
+		json_object_set_new(d, "empty", json_true());
+	return d;
+}
+
+json_t *engine_player_status(struct engine *e, int player, int64_t now, char **errstr)
+{
+	struct yctx y;
+	if (yctx_open(&y, e, now, true, errstr) != 0) {
+		yctx_free(&y);
+		return NULL;
+	}
+	const struct campaign *c = y.c;
+	const struct player *pl = &c->players[player];
+	char a[16];
+	json_t *d = json_object();
+
+	json_t *army = troops_json(&pl->list, &pl->field);
+	json_object_set_new(army, "location", json_string(province_name(c, pl->location)));
+	json_object_set_new(d, "army", army);
+	json_object_set_new(d, "reserve", troops_json(&pl->list, &pl->reserve));
+	json_object_set_new(d, "ceiling_ap", json_string(half_ap_format(pl->cap_half_ap, a)));
+	json_object_set_new(d, "prestige",
+			    json_integer(pl->battle_prestige + pl->province_prestige));
+	json_t *provinces = json_array();
+	for (size_t i = 0; i < c->province_count; i++)
+		if (c->provinces[i].owner == player)
+			json_array_append_new(provinces, json_pack("{s:s, s:b}", "name",
+				c->provinces[i].name, "home", c->provinces[i].home_of == player));
+	json_object_set_new(d, "provinces", provinces);
+	struct strbuf held = {0};
+	strbuf_puts(&held, "");
+	for (size_t i = 0; i < c->province_count; i++)
+		if (c->provinces[i].owner == player)
+			strbuf_printf(&held, "%s%s%s", held.len ? ", " : "", c->provinces[i].name,
+				      c->provinces[i].home_of == player ? "*" : "");
+	json_object_set_new(d, "provinces_text", json_string(held.len ? held.data : "none"));
+	strbuf_free(&held);
+	if (pl->overlord != NO_INDEX)
+		json_object_set_new(d, "overlord", json_string(nation(c, pl->overlord)));
+
+	json_t *out = json_array(), *in = json_array();
+	for (size_t k = 0; k < c->contingent_count; k++) {
+		const struct contingent *g = &c->contingents[k];
+		if (g->owner == player) {
+			json_t *j = troops_json(&pl->list, &g->troops);
+			json_object_set_new(j, "with", json_string(nation(c, g->with_player)));
+			json_object_set_new(j, "where", json_string(province_name(
+				c, g->with_player >= 0 ? c->players[g->with_player].location
+						       : NO_INDEX)));
+			if (g->returning)
+				json_object_set_new(j, "returning", json_true());
+			json_array_append_new(out, j);
+		} else if (g->with_player == player && g->owner >= 0 &&
+			   (size_t)g->owner < c->player_count) {
+			json_t *j = troops_json(&c->players[g->owner].list, &g->troops);
+			json_object_set_new(j, "from", json_string(nation(c, g->owner)));
+			json_array_append_new(in, j);
+		}
+	}
+	json_object_set_new(d, "contingents_out", out);
+	json_object_set_new(d, "contingents_in", in);
+
+	json_t *pending = json_array();
+	char *text = y.io.orders_load(y.io.ctx, player, c->year, c->phase);
+	if (text) {
+		struct order_set set;
+		orders_parse(text, c, player, &set);
+		for (size_t i = 0; i < set.count; i++) {
+			if (set.orders[i].status != ORDER_OK)
+				continue;
+			char *line = orders_format_one(&set.orders[i], c, player);
+			if (line)
+				json_array_append_new(pending, json_string(line));
+			free(line);
+		}
+		orders_set_free(&set);
+	}
+	free(text);
+	if (!json_array_size(pending))
+		json_object_set_new(d, "no_pending", json_true());
+	json_object_set_new(d, "pending", pending);
+
+	json_t *positions = json_array();
+	for (size_t q = 0; q < c->player_count; q++) {
+		const struct player *o = &c->players[q];
+		json_array_append_new(positions, json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}",
+			"nation", nation(c, (int)q), "active", o->status == PLAYER_ACTIVE,
+			"location", province_name(c, o->location), "field_ap",
+			half_ap_format(player_field_half_ap(o), a), "provinces",
+			player_province_count(c, (int)q), "prestige",
+			o->battle_prestige + o->province_prestige));
+	}
+	json_object_set_new(d, "positions", positions);
+
+	json_t *aw = engine_awaited_json(&y.st, c, &y.io);
+	const char *mine = engine_awaited_for(aw, pl->key);
+	if (mine)
+		json_object_set_new(d, "you_awaited_for", json_string(mine));
+	else
+		json_object_set_new(d, "not_awaited", json_true());
+	json_t *asks = json_array();
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(aw, "requests"), i, v) {
+		const char *by = json_string_value(json_object_get(v, "player"));
+		const char *to = json_string_value(json_object_get(v, "waits_for"));
+		if ((by && strcmp(by, pl->key) == 0) || (to && strcmp(to, pl->key) == 0))
+			json_array_append(asks, json_object_get(v, "what"));
+	}
+	json_object_set_new(d, "your_requests", asks);
+	json_object_set_new(d, "waiting", aw);
+	if (y.err) {
+		*errstr = y.err;
+		y.err = NULL;
+		json_decref(d);
+		d = NULL;
+	}
+	yctx_free(&y);
+	return d;
+}

@@ -1,0 +1,26 @@
+/* A player's STATUS by mail: his own army, reserve and contingents, his
+ * pending orders and what the campaign waits for (from him above all).
+ * Private to the engine. */
+#ifndef CAMPAIGN_ENGINE_PLAYER_STATUS_H
+#define CAMPAIGN_ENGINE_PLAYER_STATUS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+
+/* Inside the mail's transaction, after his orders were stored: the data of
+ * the template "status" for `player` (index), a new reference; NULL with
+ * *errstr on a database error. Keys:
+ *   "army": {"location", "ap", "generals", "elements": [{"count", "label",
+ *            "ap_each", "ap"}], "no_elements"},
+ *   "reserve": the same without "location" ("empty" when it holds none),
+ *   "ceiling_ap", "prestige", "provinces" (names), "overlord",
+ *   "contingents_out": [{"with", "where", "ap", "elements", "returning"}],
+ *   "contingents_in": [{"from", "ap", "elements"}],
+ *   "pending": [canonical order lines], "no_pending",
+ *   "waiting": the year's open step (awaited.h), "you_awaited_for" (his
+ *   part, when he is awaited), "not_awaited". */
+json_t *engine_player_status(struct engine *e, int player, int64_t now, char **errstr);
+
+#endif

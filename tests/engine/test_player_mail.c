@@ -1,0 +1,410 @@
+/* What a player gets by mail, end to end on the Maildir transport: his
+ * mail delivered into a Maildir, fetched and processed by the engine, the
+ * replies delivered by the Maildir sink into another, and read back as the
+ * player's client would: STATUS (his own army, reserve, contingents,
+ * pending orders, what he is awaited for), MAP (the map attached, valid
+ * MIME), HELP (the whole orders reference), the recruitment mail (the
+ * reserve and what may be recruited, with costs), and the organiser's
+ * PREVIEW in prose. No password in any of them. */
+#include "config.h"
+
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <libetpan/libetpan.h>
+
+#include "lib/campaign_fixture.h"
+#include "lib/engine_fixture.h"
+#include "lib/files.h"
+#include "engine/engine.h"
+#include "mail/transport.h"
+#include "store/store.h"
+#include "base/fileio.h"
+#include "base/util.h"
+
+#define NOW 1800000000LL
+#define HOUR 3600LL
+#define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
+#define FRANCE_PW "FRA0-1XYZ-7KQM-2XRT"
+#define ORGANISER_PW "ORGA-0002-SECRET"
+#define SEED "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+#define PHILIPPE "philippe@example.org"
+#define CHARLES "charles@example.org"
+
+struct world {
+	struct test_engine t;
+	char *in, *out;
+	struct mail_source *src;
+	struct mail_sink *sink;
+	int seq;
+	int64_t now;
+};
+
+static int setup_with(void **state, bool played)
+{
+	struct world *w = xcalloc(1, sizeof *w);
+	struct campaign *c = fixture_campaign();
+	if (played)
+		fixture_play_a_year(c);
+	static const char *const pw[] = {"burgundy", BURGUNDY_PW, "france", FRANCE_PW,
+					 STORE_ORGANISER, ORGANISER_PW, NULL};
+	struct engine_config cfg = {.campaign_address = TEST_ADDRESS, .mailbox = "INBOX"};
+	test_engine_open(&w->t, "playermail", c, pw, &cfg);
+	w->in = xasprintf("%s/inbox", w->t.dir);
+	w->out = xasprintf("%s/players", w->t.dir);
+	w->src = transport_maildir_source_new(&(struct maildir_source_config){
+		.path = w->in, .create = true});
+	w->sink = transport_maildir_sink_new(w->out, (struct transport_log){0});
+	*state = w;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_with(state, false);
+}
+
+static int setup_played(void **state)
+{
+	return setup_with(state, true);
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+	mail_source_free(w->src);
+	mail_sink_free(w->sink);
+	free(w->in);
+	free(w->out);
+	test_engine_close(&w->t);
+	free(w);
+	return 0;
+}
+
+static enum transport_status on_message(void *ctx, const struct transport_message *m,
+					char **errstr)
+{
+	(void)errstr;
+	struct world *w = ctx;
+	char *raw = xstrndup(m->data, m->len);
+	struct engine_outcome out;
+	test_engine_process(&w->t, m->uidvalidity, m->uid, raw, w->now, &out);
+	engine_outcome_free(&out);
+	free(raw);
+	return TRANSPORT_OK;
+}
+
+/* Delivers a mail into the inbox Maildir, lets the engine fetch and answer
+ * it at `now`, and sends what it queued into the players' Maildir. */
+static void deliver(struct world *w, const char *from, const char *body, int64_t now)
+{
+	char msgid[64], *path;
+	snprintf(msgid, sizeof msgid, "pm%d@example.org", ++w->seq);
+	char *raw = test_mail(&(struct test_mail){.from = from, .msgid = msgid, .body = body});
+	path = xasprintf("%s/new/%lld.M%03dP1.test", w->in, (long long)now, w->seq);
+	char *err = NULL;
+	if (w->seq == 1)
+		assert_int_equal(mail_source_open(w->src, &err), TRANSPORT_OK);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(raw, fp);
+	assert_int_equal(fclose(fp), 0);
+	free(path);
+	free(raw);
+	w->now = now;
+	uint32_t uv = 0, last = 0;
+	assert_int_equal(engine_mailbox_position(w->t.engine, &uv, &last, NULL), 0);
+	enum transport_status st = mail_source_fetch_new(w->src, uv, last, on_message, w, NULL,
+							 &err);
+	if (st != TRANSPORT_OK)
+		fail_msg("fetch: %s", err ? err : "?");
+	size_t sent = 0, failed = 0;
+	assert_int_equal(engine_flush_outbox(w->t.engine, w->sink, now, &sent, &failed, &err), 0);
+	assert_int_equal(failed, 0);
+}
+
+/* The mails delivered to `addr` since the last call (their files are
+ * removed), as one NUL-separated list: returns their count, *raws the
+ * raw mails (free each and the array). */
+static size_t mails_to(struct world *w, const char *addr, char ***raws)
+{
+	char *dir = xasprintf("%s/new", w->out);
+	DIR *d = opendir(dir);
+	size_t n = 0;
+	*raws = NULL;
+	struct dirent *de;
+	char *line = xasprintf("Delivered-To: %s\r\n", addr);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		size_t len = 0;
+		char *raw = file_read_all(path, 1 << 24, &len);
+		if (raw && strstr(raw, line)) {
+			*raws = xrealloc(*raws, (n + 1) * sizeof **raws);
+			(*raws)[n++] = raw;
+			unlink(path);
+		} else {
+			free(raw);
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(line);
+	free(dir);
+	return n;
+}
+
+/* Forgets the mails to addr so far; returns how many there were. */
+static size_t drop(struct world *w, const char *addr)
+{
+	char **raws = NULL;
+	size_t n = mails_to(w, addr, &raws);
+	for (size_t i = 0; i < n; i++)
+		free(raws[i]);
+	free(raws);
+	return n;
+}
+
+/* The MIME parts of a raw mail with their decoded bodies: fails the test
+ * when libetpan cannot parse it. Finds the first part of `type`
+ * ("text/plain", "image/svg+xml") and returns its decoded body. */
+static char *part_of(const char *raw, const char *type, char **filename);
+
+static char *find_part(struct mailmime *mm, const char *raw_type, char **filename)
+{
+	if (mm->mm_type == MAILMIME_MULTIPLE) {
+		clistiter *it;
+		for (it = clist_begin(mm->mm_data.mm_multipart.mm_mp_list); it; it = it->next) {
+			char *r = find_part(clist_content(it), raw_type, filename);
+			if (r)
+				return r;
+		}
+		return NULL;
+	}
+	if (mm->mm_type == MAILMIME_MESSAGE)
+		return mm->mm_data.mm_message.mm_msg_mime
+			       ? find_part(mm->mm_data.mm_message.mm_msg_mime, raw_type, filename)
+			       : NULL;
+	if (mm->mm_type != MAILMIME_SINGLE)
+		return NULL;
+	struct mailmime_content *ct = mm->mm_content_type;
+	char type[128];
+	snprintf(type, sizeof type, "%s/%s",
+		 ct->ct_type->tp_type == MAILMIME_TYPE_DISCRETE_TYPE &&
+				 ct->ct_type->tp_data.tp_discrete_type->dt_type ==
+					 MAILMIME_DISCRETE_TYPE_TEXT
+			 ? "text"
+		 : ct->ct_type->tp_type == MAILMIME_TYPE_DISCRETE_TYPE &&
+				 ct->ct_type->tp_data.tp_discrete_type->dt_type ==
+					 MAILMIME_DISCRETE_TYPE_IMAGE
+			 ? "image"
+			 : "other",
+		 ct->ct_subtype);
+	if (strcasecmp(type, raw_type) != 0)
+		return NULL;
+	struct mailmime_data *body = mm->mm_data.mm_single;
+	int encoding = MAILMIME_MECHANISM_8BIT;
+	if (mm->mm_mime_fields) {
+		clistiter *it;
+		for (it = clist_begin(mm->mm_mime_fields->fld_list); it; it = it->next) {
+			struct mailmime_field *f = clist_content(it);
+			if (f->fld_type == MAILMIME_FIELD_TRANSFER_ENCODING)
+				encoding = f->fld_data.fld_encoding->enc_type;
+		}
+	}
+	size_t idx = 0, len = 0;
+	char *decoded = NULL;
+	assert_int_equal(mailmime_part_parse(body->dt_data.dt_text.dt_data,
+					     body->dt_data.dt_text.dt_length, &idx, encoding,
+					     &decoded, &len),
+			 MAILIMF_NO_ERROR);
+	char *copy = xstrndup(decoded, len);
+	mailmime_decoded_part_free(decoded);
+	if (filename) {
+		*filename = NULL;
+		if (mm->mm_mime_fields && mm->mm_mime_fields->fld_list) {
+			clistiter *it;
+			for (it = clist_begin(mm->mm_mime_fields->fld_list); it; it = it->next) {
+				struct mailmime_field *f = clist_content(it);
+				if (f->fld_type != MAILMIME_FIELD_DISPOSITION)
+					continue;
+				clistiter *p;
+				for (p = clist_begin(f->fld_data.fld_disposition->dsp_parms); p;
+				     p = p->next) {
+					struct mailmime_disposition_parm *dp = clist_content(p);
+					if (dp->pa_type == MAILMIME_DISPOSITION_PARM_FILENAME)
+						*filename = xstrdup(dp->pa_data.pa_filename);
+				}
+			}
+		}
+	}
+	return copy;
+}
+
+static char *part_of(const char *raw, const char *type, char **filename)
+{
+	size_t idx = 0;
+	struct mailmime *mm = NULL;
+	assert_int_equal(mailmime_parse(raw, strlen(raw), &idx, &mm), MAILIMF_NO_ERROR);
+	char *r = find_part(mm, type, filename);
+	mailmime_free(mm);
+	return r;
+}
+
+/* The one mail to addr since the last call; its decoded text part. */
+static char *text_to(struct world *w, const char *addr, char **raw_out)
+{
+	char **raws = NULL;
+	size_t n = mails_to(w, addr, &raws);
+	if (n != 1)
+		fail_msg("%zu mails to %s, expected 1", n, addr);
+	char *text = part_of(raws[0], "text/plain", NULL);
+	assert_non_null(text);
+	assert_null(strstr(raws[0], BURGUNDY_PW));
+	assert_null(strstr(raws[0], FRANCE_PW));
+	assert_null(strstr(raws[0], ORGANISER_PW));
+	if (raw_out)
+		*raw_out = raws[0];
+	else
+		free(raws[0]);
+	free(raws);
+	return text;
+}
+
+/* Each of `lines` (NULL-terminated) is in text, in that order. */
+static void assert_in_order(const char *text, const char *const *lines)
+{
+	const char *at = text;
+	for (size_t i = 0; lines[i]; i++) {
+		const char *hit = strstr(at, lines[i]);
+		if (!hit)
+			fail_msg("\"%s\" missing (or out of order) in:\n%s", lines[i], text);
+		at = hit + strlen(lines[i]);
+	}
+}
+
+static void start(struct world *w)
+{
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(w->t.engine, NOW, SEED, &report, &err), 0);
+	free(report);
+	size_t sent = 0, failed = 0;
+	assert_int_equal(engine_flush_outbox(w->t.engine, w->sink, NOW, &sent, &failed, &err), 0);
+	drop(w, PHILIPPE);
+	drop(w, CHARLES);
+	drop(w, "organiser@example.org");
+}
+
+static void test_status(void **state)
+{
+	struct world *w = *state;
+	start(w);
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nIF INVADED ANY SIEGE\nSTATUS\n",
+		NOW + HOUR);
+	char *text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"Status of France, 1451",
+		"Your field army at Paris: 462 AP, 2 general(s)",
+		"2 Cv(O) general at 25 AP = 50 AP",
+		"18 Kn(F) at 9 AP = 162 AP",
+		"Your reserve: 0 AP",
+		"(empty)",
+		"You are the tributary of Burgundy.",
+		"Your contingent with Burgundy's army at Flanders: 18 AP",
+		"2 Kn(F) at 9 AP = 18 AP",
+		"Your pending orders",
+		"IF INVADED ANY SIEGE",
+		"What the campaign waits for",
+		"the turn of Burgundy",
+		"Deadline: ",
+		"Nothing from you at this step.",
+		"Where everyone stands",
+		NULL});
+	free(text);
+
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nSTATUS\n", NOW + 2 * HOUR);
+	text = text_to(w, PHILIPPE, NULL);
+	assert_in_order(text, (const char *const[]){
+		"Your field army at Flanders: 420 AP",
+		"15 Kn(S) at 12 AP = 180 AP",
+		"Your reserve: 60 AP",
+		"5 Kn(S) at 12 AP = 60 AP",
+		"Your provinces (* home): Dijon*, Flanders",
+		"France's contingent with your army: 18 AP",
+		"2 Kn(F) at 9 AP = 18 AP",
+		"Your pending orders",
+		"(none)",
+		"From you: the movement option of the turn",
+		NULL});
+	assert_null(strstr(text, "Nothing from you"));
+	free(text);
+}
+
+/* MAP: the map as it stands, attached to the answer as valid MIME. */
+static void test_map(void **state)
+{
+	struct world *w = *state;
+	start(w);
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nMAP\n", NOW + HOUR);
+	char *raw = NULL;
+	char *text = text_to(w, PHILIPPE, &raw);
+	assert_non_null(strstr(raw, "Content-Type: multipart/mixed"));
+	assert_non_null(strstr(text, "The current map is attached (map.svg)."));
+	char *filename = NULL;
+	char *svg = part_of(raw, "image/svg+xml", &filename);
+	assert_non_null(svg);
+	assert_non_null(filename);
+	assert_string_equal(filename, "map.svg");
+	assert_non_null(strstr(svg, "<svg"));
+	assert_non_null(strstr(svg, "</svg>"));
+	assert_non_null(strstr(svg, "Dijon"));
+	free(filename);
+	free(svg);
+	free(text);
+	free(raw);
+	/* without MAP, no attachment */
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nIN STORM HALT\n", NOW + 2 * HOUR);
+	text = text_to(w, PHILIPPE, &raw);
+	assert_null(strstr(raw, "image/svg+xml"));
+	assert_null(strstr(text, "map is attached"));
+	free(text);
+	free(raw);
+}
+
+/* HELP: the whole orders reference, and no pointer to a manual page the
+ * player does not have. */
+static void test_help(void **state)
+{
+	struct world *w = *state;
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nHELP\n", NOW);
+	char *text = text_to(w, PHILIPPE, NULL);
+	assert_in_order(text, (const char *const[]){
+		"THE MAIL", "LINES AND NAMES", "AUTHENTICATION", "PLAYER", "PASSWORD",
+		"THE MOVEMENT OPTION", "INVADE", "SEND CONTINGENT TO", "NO MOVE",
+		"STANDING ORDERS", "IF INVADED", "LOSSES FIRST", "RECALL CONTINGENTS",
+		"RECRUITMENT", "RETRIEVE GENERAL", "TRIBUTARIES", "LEAVE CAMPAIGN",
+		"BATTLE RESULTS", "GENERAL KILLED", "REQUESTS", "STATUS", "MAP", "CLEAR",
+		"RESUBMISSION", NULL});
+	assert_null(strstr(text, "man "));
+	assert_null(strstr(text, "campaign-orders(7)"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_status, setup_played, teardown),
+		cmocka_unit_test_setup_teardown(test_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
