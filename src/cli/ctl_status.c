@@ -263,7 +263,7 @@ static json_t *status_json(const struct campaign *c)
  * campaign's time zone), as engine_year_status says it, and whether the
  * outgoing mail is blocked (*sink). NULL on a database error (*err set). */
 static char *year_step_text(struct store *s, int64_t now, struct engine_sink_state *sink,
-			    char **err)
+			    json_t **waiting, char **err)
 {
 	char *address = NULL;
 	if (store_kv_get(s, "campaign-address", &address, NULL) != STORE_OK)
@@ -275,6 +275,10 @@ static char *year_step_text(struct store *s, int64_t now, struct engine_sink_sta
 	char *text = NULL;
 	if (engine_year_status(e, now, &text, err) != 0)
 		text = NULL;
+	if (text && waiting && engine_year_status_json(e, now, waiting, err) != 0) {
+		free(text);
+		text = NULL;
+	}
 	if (text && engine_sink_state(e, sink, err) != 0) {
 		free(text);
 		text = NULL;
@@ -339,8 +343,10 @@ static int run_status(int argc, char **argv)
 			       "Shows the year and phase, who holds which province, each army\n"
 			       "with its place, army points, generals and elements, the reserves,\n"
 			       "prestige, contingents and sieges, and the year's current step:\n"
-			       "who is to move, what is awaited and the deadline. --json prints\n"
-			       "the same as JSON (the step as \"year_step\" text). --now gives\n"
+			       "who is to move, who is awaited and for what, the deadline (in the\n"
+			       "campaign's time zone) and the requests that wait without one.\n"
+			       "--json prints the same as JSON (the step as \"year_step\" text\n"
+			       "and as \"waiting\", its parts). --now gives\n"
 			       "the time (seconds since the epoch) for tests.\n",
 			       ctl_cmd_status.usage);
 			return EX_OK;
@@ -362,10 +368,13 @@ static int run_status(int argc, char **argv)
 	int status = store_open(db, 0, &s, &err);
 	if (status == STORE_OK)
 		status = store_load_campaign(s, &c, &err);
-	if (status == STORE_OK && !(step = year_step_text(s, now, &sink, &err)))
+	json_t *waiting = NULL;
+	if (status == STORE_OK &&
+	    !(step = year_step_text(s, now, &sink, as_json ? &waiting : NULL, &err)))
 		status = STORE_ERROR;
 	store_close(s);
 	if (status != STORE_OK) {
+		json_decref(waiting);
 		campaign_free(c);
 		fprintf(stderr, "%s: %s\n", ctl_prog, err ? err : db);
 		free(err);
@@ -380,6 +389,7 @@ static int run_status(int argc, char **argv)
 	if (as_json) {
 		json_t *doc = status_json(c);
 		json_object_set_new(doc, "year_step", json_string(step));
+		json_object_set_new(doc, "waiting", waiting);
 		json_object_set_new(doc, "outgoing_mail",
 				    sink.blocked ? json_pack("{ss sI sI si ss}", "state", "blocked",
 							     "since", (json_int_t)sink.since,

@@ -6,6 +6,7 @@
 #ifndef CAMPAIGN_ENGINE_H
 #define CAMPAIGN_ENGINE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -197,12 +198,15 @@ struct engine_action_request {
 	const char *arg;
 	const char *name;  /* REPLACE_PLAYER */
 	const char *email; /* REPLACE_PLAYER */
+	bool json;         /* PREVIEW: the report as JSON {"step", "events", "mails"}
+			      instead of prose */
 };
 
 /* An organiser action (campaignctl; the mail orders use the same code).
  * Every action done is logged (an event of kind "organiser") and announced
  * to the players (template "organiser-action"). PREVIEW changes nothing: it
- * runs on a copy with throwaway dice. Returns 0 (done), 1 (refused: *report
+ * runs on a copy with throwaway dice, and its report tells what would
+ * happen in the words of the turn reports (template "preview"). Returns 0 (done), 1 (refused: *report
  * says why) or -1 (database error, *errstr). *report (allocated) says what
  * was done; for REPLACE_PLAYER it holds the new password. */
 int engine_action(struct engine *e, const struct engine_action_request *req, int64_t now,
@@ -216,7 +220,14 @@ int engine_action(struct engine *e, const struct engine_action_request *req, int
  * nothing due), -1 with *errstr when writing failed. */
 int engine_publish_if_due(struct engine *e, char **errstr);
 
-/* A few lines on the year: the step, its deadline, who it waits for. */
+/* A few lines on the year: the step, its deadline (in the campaign's time
+ * zone), who it waits for and for what, and the requests waiting without
+ * a deadline. */
 int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr);
+/* The same as JSON (*doc, a new reference): "started", "year", "phase",
+ * "step", "what", "paused", "deadline_epoch", "deadline", "awaited"
+ * [{"player", "nation", "for"}], "organiser", "requests" [{"player",
+ * "waits_for", "what"}]. Returns 0, or -1 with *errstr. */
+int engine_year_status_json(struct engine *e, int64_t now, json_t **doc, char **errstr);
 
 #endif

@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
+#include "engine/awaited.h"
 #include "model/campaign_json.h"
 #include "text/map_svg.h"
 #include "dbm/rules.h"
@@ -137,25 +138,86 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 	return rc;
 }
 
-static void preview_report(struct yctx *y, struct strbuf *out)
+/* The players a mail request goes to, as nations ("Burgundy, France and
+ * the organiser"), or as keys into `keys` when it is not NULL. */
+static char *request_recipients(const struct campaign *c, const json_t *req, json_t *keys)
+{
+	const json_t *to = json_object_get(req, "to");
+	bool org = json_is_true(json_object_get(req, "organiser"));
+	json_t *names = json_array();
+	for (size_t p = 0; p < c->player_count; p++) {
+		const struct player *pl = &c->players[p];
+		bool in = json_is_string(to) ? pl->status == PLAYER_ACTIVE : false;
+		size_t i;
+		json_t *v;
+		json_array_foreach(to, i, v)
+			in |= json_is_string(v) && campaign_find_player(c, json_string_value(v)) ==
+							   (int)p;
+		if (!in)
+			continue;
+		json_array_append_new(names, json_string(pl->nation ? pl->nation : pl->key));
+		if (keys)
+			json_array_append_new(keys, json_string(pl->key));
+	}
+	if (org)
+		json_array_append_new(names, json_string("the organiser"));
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	size_t n = json_array_size(names);
+	for (size_t i = 0; i < n; i++)
+		strbuf_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+			      json_string_value(json_array_get(names, i)));
+	json_decref(names);
+	return strbuf_take(&sb);
+}
+
+/* What processing the step would do: the events in the words of the turn
+ * reports (template "preview", which uses the same "year-events"), and the
+ * mails it would send; or all of it as JSON. */
+static void preview_report(struct yctx *y, const char *step, bool as_json, struct strbuf *out)
 {
 	yctx_flush(y);
-	strbuf_puts(out, "PREVIEW (nothing was changed; the dice are throwaway ones, not the "
-			 "campaign's)\n");
-	for (size_t i = 0; i < y->log.count; i++) {
-		const json_t *ev = y->log.events[i];
-		const char *kind = json_string_value(json_object_get(ev, "kind"));
-		json_t *copy = json_deep_copy(ev);
-		json_object_del(copy, "kind");
-		json_object_del(copy, "year");
-		json_object_del(copy, "phase");
-		json_object_del(copy, "rule");
-		char *text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
-		strbuf_printf(out, "event %s %s\n", kind ? kind : "?", text ? text : "");
-		free(text);
-		json_decref(copy);
+	json_t *events = json_array();
+	for (size_t i = 0; i < y->log.count; i++)
+		json_array_append(events, y->log.events[i]);
+	json_t *mails = json_array();
+	for (size_t i = 0; i < json_array_size(y->run.mails); i++) {
+		const json_t *req = json_array_get(y->run.mails, i);
+		json_t *keys = json_array();
+		char *to = request_recipients(y->c, req, keys);
+		json_array_append_new(mails, json_pack("{s:s?, s:s?, s:o, s:b, s:s}",
+			"subject", json_string_value(json_object_get(req, "subject")),
+			"template", json_string_value(json_object_get(req, "template")),
+			"to", keys, "organiser", json_is_true(json_object_get(req, "organiser")),
+			"to_text", to));
+		free(to);
 	}
-	strbuf_puts(out, y->preview.data ? y->preview.data : "");
+	if (as_json) {
+		json_t *doc = json_pack("{s:s, s:b, s:O, s:O}", "step", step, "changed", 0,
+					"events", events, "mails", mails);
+		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+		strbuf_printf(out, "%s\n", text ? text : "{}");
+		free(text);
+		json_decref(doc);
+	} else {
+		json_t *d = yctx_base_data(y, NO_INDEX);
+		json_object_set_new(d, "step", json_string(step));
+		json_object_set_new(d, "events", year_events_for_mail(y->c, events));
+		json_object_set(d, "mails", mails);
+		if (!json_array_size(mails))
+			json_object_set_new(d, "no_mails", json_true());
+		char *err = NULL;
+		char *text = templates_render(y->e->templates, "preview", d, &err);
+		strbuf_puts(out, text ? text : "");
+		if (!text)
+			strbuf_printf(out, "(the preview could not be written: %s)\n",
+				      err ? err : "no template");
+		free(text);
+		free(err);
+		json_decref(d);
+	}
+	json_decref(events);
+	json_decref(mails);
 }
 
 struct action_arg {
@@ -250,7 +312,7 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		} else if (year_process(&y.run, name, why, sizeof why) != 0) {
 			break;
 		}
-		preview_report(&y, &out);
+		preview_report(&y, name, req->json, &out);
 		why[0] = '\0';
 		break;
 	}
@@ -464,6 +526,35 @@ int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr
 	*text = NULL;
 	int rc = engine_year_transaction(e, status_fn, &now, text, errstr);
 	return rc == 1 ? 0 : -1;
+}
+
+struct status_json_arg {
+	int64_t now;
+	json_t *doc;
+};
+
+static int status_json_fn(struct engine *e, void *arg, char **report, char **errstr)
+{
+	(void)report;
+	struct status_json_arg *a = arg;
+	struct yctx y;
+	int rc = -1;
+	if (yctx_open(&y, e, a->now, true, errstr) == 0) {
+		a->doc = engine_awaited_json(&y.st, y.c, &y.io);
+		rc = 0;
+	}
+	yctx_free(&y);
+	return rc == 0 ? 1 : -1; /* never commit: nothing to write */
+}
+
+int engine_year_status_json(struct engine *e, int64_t now, json_t **doc, char **errstr)
+{
+	struct status_json_arg a = {now, NULL};
+	char *report = NULL;
+	int rc = engine_year_transaction(e, status_json_fn, &a, &report, errstr);
+	free(report);
+	*doc = a.doc;
+	return rc == 1 && a.doc ? 0 : -1;
 }
 
 /* ---------------------------------------------------------------- from mail */

@@ -399,12 +399,97 @@ static void test_help(void **state)
 	free(text);
 }
 
+/* The recruitment mail: the reserve by element, and what may be recruited
+ * from it with its cost, as far as the allowance allows. */
+static void test_recruitment_mail(void **state)
+{
+	struct world *w = *state;
+	start(w);
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n", NOW + HOUR);
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nNO MOVE\n", NOW + 2 * HOUR);
+	char **raws = NULL;
+	size_t n = mails_to(w, PHILIPPE, &raws);
+	char *text = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strstr(raws[i], "recruitment") && strstr(raws[i], "Subject:") && !text) {
+			char *t = part_of(raws[i], "text/plain", NULL);
+			if (strstr(t, "Your reserve"))
+				text = t;
+			else
+				free(t);
+		}
+		assert_null(strstr(raws[i], BURGUNDY_PW));
+		free(raws[i]);
+	}
+	free(raws);
+	if (!text)
+		fail_msg("no recruitment mail to Burgundy among %zu", n);
+	/* 2 provinces: 20 AP, one Kn(S) of 12 AP */
+	assert_in_order(text, (const char *const[]){
+		"You may recruit up to 20 AP",
+		"Your reserve (60 AP):",
+		"5 Kn(S) at 12 AP = 60 AP",
+		"What you may recruit",
+		"Kn(S): 12 AP each, up to 1 (RECRUIT 1 Kn(S))",
+		NULL});
+	free(text);
+	/* France's reserve is empty: nothing to recruit, and said so */
+	n = mails_to(w, CHARLES, &raws);
+	text = NULL;
+	for (size_t i = 0; i < n; i++) {
+		char *t = part_of(raws[i], "text/plain", NULL);
+		if (!text && strstr(t, "Your reserve"))
+			text = t;
+		else
+			free(t);
+		free(raws[i]);
+	}
+	free(raws);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "(empty: there is nothing to recruit)"));
+	assert_null(strstr(text, "What you may recruit"));
+	free(text);
+}
+
+/* The organiser's PREVIEW by mail reads as the turn reports do, and
+ * changes nothing. */
+static void test_preview_by_mail(void **state)
+{
+	struct world *w = *state;
+	start(w);
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nIN STORM HALT\n", NOW + HOUR);
+	drop(w, PHILIPPE);
+	deliver(w, "organiser@example.org", "ORGANISER " ORGANISER_PW "\nPREVIEW\n",
+		NOW + 2 * HOUR);
+	char *text = text_to(w, "organiser@example.org", NULL);
+	assert_in_order(text, (const char *const[]){
+		"Preview of the step turn-france",
+		"Nothing was changed",
+		"What would happen:",
+		"France sent no movement order in time: NO MOVE.",
+		"The mail it would send:",
+		"to Burgundy, France and the organiser",
+		NULL});
+	assert_null(strstr(text, "event "));
+	assert_null(strstr(text, "{\""));
+	free(text);
+	/* nothing happened: the players got nothing, it is still France's turn */
+	assert_int_equal(drop(w, PHILIPPE), 0);
+	assert_int_equal(drop(w, CHARLES), 0);
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nSTATUS\n", NOW + 3 * HOUR);
+	text = text_to(w, CHARLES, NULL);
+	assert_non_null(strstr(text, "From you: the movement option of the turn"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_status, setup_played, teardown),
 		cmocka_unit_test_setup_teardown(test_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recruitment_mail, setup_played, teardown),
+		cmocka_unit_test_setup_teardown(test_preview_by_mail, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
