@@ -260,23 +260,35 @@ static char *part_of(const char *raw, const char *type, char **filename)
 	return r;
 }
 
-/* The one mail to addr since the last call; its decoded text part. */
+/* The one answer to a mail (it has an In-Reply-To) among the mails to
+ * addr since the last call; its decoded text part. The other mails (the
+ * year's, such as reminders) are dropped. None may hold a password. */
 static char *text_to(struct world *w, const char *addr, char **raw_out)
 {
 	char **raws = NULL;
-	size_t n = mails_to(w, addr, &raws);
-	if (n != 1)
-		fail_msg("%zu mails to %s, expected 1", n, addr);
-	char *text = part_of(raws[0], "text/plain", NULL);
-	assert_non_null(text);
-	assert_null(strstr(raws[0], BURGUNDY_PW));
-	assert_null(strstr(raws[0], FRANCE_PW));
-	assert_null(strstr(raws[0], ORGANISER_PW));
-	if (raw_out)
-		*raw_out = raws[0];
-	else
-		free(raws[0]);
+	size_t n = mails_to(w, addr, &raws), answers = 0;
+	char *answer = NULL;
+	for (size_t i = 0; i < n; i++) {
+		assert_null(strstr(raws[i], BURGUNDY_PW));
+		assert_null(strstr(raws[i], FRANCE_PW));
+		assert_null(strstr(raws[i], ORGANISER_PW));
+		if (strstr(raws[i], "\r\nIn-Reply-To: ")) {
+			answers++;
+			free(answer);
+			answer = raws[i];
+		} else {
+			free(raws[i]);
+		}
+	}
 	free(raws);
+	if (answers != 1)
+		fail_msg("%zu answers among the %zu mails to %s, expected 1", answers, n, addr);
+	char *text = part_of(answer, "text/plain", NULL);
+	assert_non_null(text);
+	if (raw_out)
+		*raw_out = answer;
+	else
+		free(answer);
 	return text;
 }
 
@@ -482,6 +494,41 @@ static void test_preview_by_mail(void **state)
 	free(text);
 }
 
+/* STATUS while a decision waits: the defender is told what he is awaited
+ * for and the attacker that nothing is wanted from him; a tributary asked
+ * for is shown to both players as the request it is. */
+static void test_status_awaited_for_a_decision(void **state)
+{
+	struct world *w = *state;
+	start(w); /* France moves first */
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nNO MOVE\nTRIBUTARY OF burgundy\n",
+		NOW + HOUR);
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nINVADE Paris\n", NOW + 2 * HOUR);
+	drop(w, PHILIPPE);
+	drop(w, CHARLES);
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nSTATUS\n", NOW + 3 * HOUR);
+	char *text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"What the campaign waits for",
+		"France's answer to the invasion of Paris by Burgundy",
+		"Deadline: ",
+		"From you: the answer to the invasion of Paris by Burgundy: IF INVADED Paris "
+		"BATTLE, SIEGE or RETREAT TO a province.",
+		"France asked to become the tributary of Burgundy, who has not answered",
+		NULL});
+	free(text);
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nSTATUS\n", NOW + 4 * HOUR);
+	text = text_to(w, PHILIPPE, NULL);
+	assert_in_order(text, (const char *const[]){
+		"Your pending orders",
+		"INVADE Paris",
+		"Nothing from you at this step.",
+		"France asked to become the tributary of Burgundy, who has not answered "
+		"(ACCEPT TRIBUTARY france)",
+		NULL});
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +537,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recruitment_mail, setup_played, teardown),
 		cmocka_unit_test_setup_teardown(test_preview_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_awaited_for_a_decision, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
