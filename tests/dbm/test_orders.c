@@ -305,6 +305,28 @@ static void test_organiser_orders(void **state)
 	orders_set_free(&set);
 }
 
+/* The requests STATUS, MAP and HELP: any case, alone in a mail or with
+ * orders, each noted once; words after one are an error that changes
+ * nothing else. */
+static void test_requests(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nstatus\nMap\nhelp\n", &set), 0);
+	assert_true(set.wants_status && set.wants_map && set.wants_help);
+	orders_set_free(&set);
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nNO MOVE\nMAP\n", &set), 0);
+	assert_true(set.wants_map);
+	assert_false(set.wants_status || set.wants_help);
+	only(&set, ORDER_NO_MOVE);
+	orders_set_free(&set);
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nNO MOVE\nSTATUS please\n", &set), 1);
+	assert_false(set.wants_status);
+	assert_error_contains(only(&set, ORDER_STATUS), "STATUS");
+	assert_int_equal(only(&set, ORDER_NO_MOVE)->status, ORDER_OK);
+	orders_set_free(&set);
+}
+
 static void test_forgiving_names(void **state)
 {
 	struct campaign *c = *state;
@@ -1251,6 +1273,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_every_kind_parses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misspelt_multi_word_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unicode_dashes_in_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_organiser_orders, setup, teardown),
