@@ -6,7 +6,7 @@
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
 #include "dbm/diary.h"
-#include "text/map_svg.h"
+#include "engine/map_attach.h"
 #include "dbm/year.h"
 #include "base/timefmt.h"
 
@@ -365,15 +365,12 @@ static void queue_request(struct yctx *y, const json_t *req)
 	}
 	/* the map as it stands goes with the turn's mail and the diary */
 	struct mail_extras x = {0};
-	struct mail_attachment map_att;
-	char *map = NULL;
+	struct engine_attachments map = {0};
 	if (tpl && (strcmp(tpl, "your-turn") == 0 || strcmp(tpl, "turn-report") == 0 ||
 		    strcmp(tpl, "diary") == 0)) {
-		map = map_svg(c, NULL);
-		map_att = (struct mail_attachment){"map.svg", "image/svg+xml",
-						   (const unsigned char *)map, strlen(map)};
-		x.attachments = &map_att;
-		x.n_attachments = 1;
+		engine_map_attachments(c, &map);
+		x.attachments = map.items;
+		x.n_attachments = map.count;
 	}
 	if (tpl && strcmp(tpl, "diary") == 0)
 		x.html_template = "diary-html";
@@ -393,7 +390,7 @@ static void queue_request(struct yctx *y, const json_t *req)
 	if (org && !organiser_reached && c->organiser_email && *c->organiser_email)
 		queue_one(y, tpl, subject, data, NO_INDEX, c->organiser_email, c->organiser_name,
 			  &x, step, nth);
-	free(map);
+	engine_attachments_free(&map);
 	json_decref(diary);
 	free(rcpt);
 }
