@@ -37,8 +37,11 @@ static json_t *troops_json(const struct army_list *l, const struct troops *t)
 			et->general));
 	}
 	int generals = troops_generals(l, t);
-	json_t *d = json_pack("{s:s, s:i, s:o}", "ap", half_ap_format(troops_half_ap(l, t), a),
-			      "generals", generals, "elements", elements);
+	char *gen = xasprintf("%d general%s", generals, generals == 1 ? "" : "s");
+	json_t *d = json_pack("{s:s, s:i, s:s, s:o}", "ap",
+			      half_ap_format(troops_half_ap(l, t), a), "generals", generals,
+			      "generals_text", gen, "elements", elements);
+	free(gen);
 	if (!json_array_size(elements))
 		json_object_set_new(d, "empty", json_true());
 	return d;
@@ -125,12 +128,15 @@ json_t *engine_player_status(struct engine *e, int player, int64_t now, char **e
 	json_t *positions = json_array();
 	for (size_t q = 0; q < c->player_count; q++) {
 		const struct player *o = &c->players[q];
-		json_array_append_new(positions, json_pack("{s:s, s:b, s:s, s:s, s:i, s:i}",
+		int n_held = player_province_count(c, (int)q);
+		char *held_text = xasprintf("%d province%s", n_held, n_held == 1 ? "" : "s");
+		json_array_append_new(positions, json_pack("{s:s, s:b, s:s, s:s, s:i, s:s, s:i}",
 			"nation", nation(c, (int)q), "active", o->status == PLAYER_ACTIVE,
 			"location", province_name(c, o->location), "field_ap",
-			half_ap_format(player_field_half_ap(o), a), "provinces",
-			player_province_count(c, (int)q), "prestige",
+			half_ap_format(player_field_half_ap(o), a), "provinces", n_held,
+			"provinces_text", held_text, "prestige",
 			o->battle_prestige + o->province_prestige));
+		free(held_text);
 	}
 	json_object_set_new(d, "positions", positions);
 

@@ -12,13 +12,18 @@
 /* Inside the mail's transaction, after his orders were stored: the data of
  * the template "status" for `player` (index), a new reference; NULL with
  * *errstr on a database error. Keys:
- *   "army": {"location", "ap", "generals", "elements": [{"count", "label",
- *            "ap_each", "ap"}], "no_elements"},
- *   "reserve": the same without "location" ("empty" when it holds none),
+ *   "army": {"location", "ap", "generals", "generals_text" ("2 generals"),
+ *            "elements": [{"count", "label", "ap_each", "ap", "general"}],
+ *            "empty" when it holds none},
+ *   "reserve": the same without "location",
  *   "ceiling_ap", "prestige", "provinces" (names), "overlord",
  *   "contingents_out": [{"with", "where", "ap", "elements", "returning"}],
  *   "contingents_in": [{"from", "ap", "elements"}],
  *   "pending": [canonical order lines], "no_pending",
+ *   "positions": [{"nation", "active", "location", "field_ap",
+ *                  "provinces", "provinces_text", "prestige"}],
+ *   "provinces_text": his provinces, home ones starred,
+ *   "your_requests": the requests without deadline that concern him,
  *   "waiting": the year's open step (awaited.h), "you_awaited_for" (his
  *   part, when he is awaited), "not_awaited". */
 json_t *engine_player_status(struct engine *e, int player, int64_t now, char **errstr);

@@ -325,7 +325,7 @@ static void test_status(void **state)
 	char *text = text_to(w, CHARLES, NULL);
 	assert_in_order(text, (const char *const[]){
 		"Status of France, 1451",
-		"Your field army at Paris: 462 AP, 2 general(s)",
+		"Your field army at Paris: 462 AP, 2 generals",
 		"2 Cv(O) general at 25 AP = 50 AP",
 		"18 Kn(F) at 9 AP = 162 AP",
 		"Your reserve: 0 AP",
