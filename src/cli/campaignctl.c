@@ -11,6 +11,7 @@
 
 /* The subcommand table, in the order --help lists them. */
 extern const struct ctl_command ctl_cmd_init;
+extern const struct ctl_command ctl_cmd_army_list;
 extern const struct ctl_command ctl_cmd_status;
 extern const struct ctl_command ctl_cmd_export;
 extern const struct ctl_command ctl_cmd_render;
@@ -35,6 +36,7 @@ extern const struct ctl_command ctl_cmd_verify;
 
 static const struct ctl_command *const commands[] = {
 	&ctl_cmd_init,
+	&ctl_cmd_army_list,
 	&ctl_cmd_status,
 	&ctl_cmd_export,
 	&ctl_cmd_render,

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/diag.h"
 #include "model/dice.h"
 #include "model/event.h"
 #include "model/model.h"
@@ -535,5 +536,34 @@ void rules_player_knocked_out(struct campaign *c, int player, struct event_log *
  * tributaries freed. */
 enum rules_status rules_player_leaves(struct campaign *c, int player, bool replaced,
 				      struct event_log *log, struct rules_reason *why);
+
+/* ---- Setting up (1.3; rules_setup.c) ---------------------------------- */
+
+#define RULES_LIST_TARGET_HALF_AP HALF_AP(480) /* a list must reach this ... */
+#define RULES_LIST_CEILING_HALF_AP HALF_AP(600) /* ... and, increased, stay under this */
+
+/* What the derivation of a national army list did (1.3). */
+struct list_derivation {
+	int before_half_ap;    /* the list at its maximums, as given */
+	int after_half_ap;     /* the derived list at its maximums */
+	int general_half_ap;   /* of which the general lines (never increased) */
+	bool increased;        /* the list was under 480 AP and was increased */
+	int factor_num;        /* troop lines multiplied by num / den */
+	int factor_den;
+	int max_generals;      /* generals the list allows at most */
+};
+
+/* Derives a national army list for the campaign, in place (1.3): where the
+ * list totals under 480 AP at its maximums, the maximum and minimum of every
+ * troop line are multiplied by the one factor that brings the total to 480
+ * AP; maximums are then rounded up to whole elements, minimums down but
+ * never to zero; general lines keep their numbers (at most four generals,
+ * as per DBM; reading in doc/rules.md). Every problem that keeps the list
+ * from serving (more than four generals, no general line, minimums that
+ * cost more than 480 AP, a derived total over 600 AP) is added to
+ * `problems` with `file` and the line of the element it is about
+ * (`list_line` for the list as a whole). Returns the number of problems. Pure. */
+int rules_derive_army_list(struct army_list *list, const char *file, int list_line,
+			   struct list_derivation *out, struct diag_list *problems);
 
 #endif

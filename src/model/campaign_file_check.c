@@ -429,3 +429,12 @@ void cf_check_file(struct parser *ps)
 	if (ps->diags.errors == 0)
 		set_up_start(ps);
 }
+
+void cf_check_lists(struct parser *ps)
+{
+	if (ps->c->player_count == 0 && ps->diags.errors == 0)
+		cf_error(ps, 0, "no army list: the file holds [player KEY] sections, each with its "
+		         "\"element = ...\" lines");
+	if (ps->diags.errors == 0)
+		set_up_start(ps);
+}

@@ -68,6 +68,9 @@ struct pending_route {
 
 struct parser {
 	const char *file;
+	/* An army list file (campaign_file_parse_lists): [player KEY] sections
+	 * whose element lines are all that is required; no map, no campaign. */
+	bool lists_only;
 	struct diag_list diags; /* sorted by line before handing over */
 	struct campaign *c;
 
@@ -115,6 +118,8 @@ char *cf_unquote(char *s);
  * sections referred to, checks the campaign as a whole, and fills the
  * starting state when no error was found. */
 void cf_check_file(struct parser *ps);
+/* An army list file: at least one list; the field counts kept. */
+void cf_check_lists(struct parser *ps);
 
 /* campaign_file_diag.c: messages, and handing them over. */
 
