@@ -566,4 +566,29 @@ struct list_derivation {
 int rules_derive_army_list(struct army_list *list, const char *file, int list_line,
 			   struct list_derivation *out, struct diag_list *problems);
 
+/* A field army chosen by mail before play (1.3): `counts` has one count
+ * per line of the player's army list. Refused (RULES_REFUSED, `why` says
+ * which rule) when it costs more than 480 AP, goes above a line's maximum
+ * or has more than four generals: what can never become a valid army. */
+enum rules_status rules_setup_army_check(const struct player *p, const int *counts,
+					 struct rules_reason *why);
+/* The C-in-C's line of the list: its first general line (DBM lists put the
+ * C-in-C first), or -1. */
+int rules_setup_cinc_line(const struct army_list *l);
+/* What the player's setup still lacks to be ready: each a sentence, written
+ * into lines[0 .. max-1] (allocated; the caller frees them). `counts` is
+ * NULL when no army was chosen yet, `start` NO_INDEX when no province. An
+ * army is complete when it keeps every minimum, has the C-in-C and costs
+ * 480 AP, or as near as the list allows (no line under its maximum is
+ * cheap enough for what is left). Returns how many things are missing
+ * (more than max are counted, not written); 0: ready. */
+size_t rules_setup_missing(const struct campaign *c, int player, const int *counts, int start,
+			   char **lines, size_t max);
+/* The default setup of a player who did not finish his by the start
+ * (campaignctl start --force; campaign(5)): every line at its minimum (the
+ * C-in-C line at least one), then troop lines in list order filled up to
+ * their maximums while the army stays within 480 AP; the start, the first
+ * home province in the campaign file. `counts` has one slot per list line. */
+void rules_setup_default(const struct campaign *c, int player, int *counts, int *start);
+
 #endif

@@ -9,6 +9,7 @@
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
+#include "engine/engine_setup_p.h"
 #include "model/campaign_json.h"
 #include "base/log.h"
 #include "engine/publish.h"
@@ -352,6 +353,7 @@ char *yctx_status_text(struct yctx *y)
 	if (y->st.step == YEAR_IDLE) {
 		strbuf_printf(&sb, "Year %d: not started yet (campaignctl start begins it).\n",
 			      y->c->year);
+		setup_status(y, &sb);
 		return strbuf_take(&sb);
 	}
 	year_step_name(&y->st, y->c, name, sizeof name);

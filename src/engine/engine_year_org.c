@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
+#include "engine/engine_setup_p.h"
 #include "model/campaign_json.h"
 #include "text/map_svg.h"
 #include "dbm/rules.h"
@@ -385,6 +386,17 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		year_advance(&y.run);
 		break;
 	}
+	case ENGINE_ACT_OPEN_SETUP:
+		if (setup_open(&y, &out, why, sizeof why) != 0) {
+			*errstr = y.err ? y.err : xstrdup("the setup mails could not be queued");
+			y.err = NULL;
+			goto done;
+		}
+		if (!why[0])
+			event_emit(&y.log, "organiser", RULE_GAME_YEAR, "{s:s, s:s}", "action",
+				   "open-setup", "detail", "the players who set up by mail were "
+				   "sent their army lists");
+		break;
 	case ENGINE_ACT_INVITE: {
 		if (!req->arg) {
 			if (invite(&y, NO_INDEX, &out) != 0)

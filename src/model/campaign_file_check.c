@@ -196,7 +196,10 @@ static void check_players(struct parser *ps, const char **pnames)
 				y->location = p;
 			}
 		}
-		check_player_army(ps, (int)i);
+		if (!yi->start && !yi->any_field && !yi->army_unreadable && y->list.count)
+			y->setup_by_mail = true; /* chooses army and start by mail (ARMY, START IN) */
+		else
+			check_player_army(ps, (int)i);
 		for (size_t j = 0; j < i; j++) {
 			const struct player *o = &c->players[j];
 			if (ps->yinfo[j].duplicate)

@@ -56,6 +56,7 @@ struct player_info {
 	int *field; /* starting field army, parallel to the army list */
 	size_t field_cap;
 	bool army_unreadable; /* an element line had errors: skip the totals */
+	bool any_field;       /* some element line gave "field N" */
 	bool homes_uncertain; /* a misspelt "home" probably meant this player */
 	bool duplicate;
 };

@@ -85,7 +85,9 @@ void cf_finish_section(struct parser *ps)
 			"the army list, one \"element = ...\" line per kind of element",
 		};
 		for (int k = 0; k < YK_COUNT; k++)
-			if (!ps->keys_line[k] && !guessed[k] && (!ps->lists_only || k == YK_ELEMENT))
+			if (!ps->keys_line[k] && !guessed[k] && (!ps->lists_only || k == YK_ELEMENT) &&
+			    !(k == YK_START && !ps->yinfo[ps->sec_index].any_field))
+				/* neither start nor field army: the player sets up by mail */
 				cf_error(ps, ps->sec_line, "player \"%s\" has no %s (%s)", y->key,
 				         k == YK_ELEMENT ? "army list" : cf_player_keys[k], hint[k]);
 	}

@@ -11,6 +11,10 @@
 
 #include "dbm/rules.h"
 #include "model/campaign_file.h"
+#include "base/util.h"
+#include "lib/files.h"
+
+#include <stdlib.h>
 
 /* Parses a list file's text; fails the test on any parse error. */
 static struct campaign *lists(const char *text)
@@ -177,6 +181,113 @@ static void test_list_file_syntax(void **state)
 	diag_free(&dl);
 }
 
+/* minimal.campaign with gamma's start line and field counts removed (or,
+ * with keep_start, only the field counts). */
+static struct campaign *open_gamma(bool keep_start, struct diag_list *dl)
+{
+	char *text = test_source_text("tests/data/campaign/minimal.campaign", NULL);
+	char *g = strstr(text, "[player gamma]");
+	assert_non_null(g);
+	struct strbuf sb = {0};
+	strbuf_append(&sb, text, (size_t)(g - text));
+	for (char *line = g, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!keep_start && strncmp(line, "start", 5) == 0)
+			continue;
+		char *f = strstr(line, "| field ");
+		if (f) {
+			char *end = f + 8;
+			while (*end >= '0' && *end <= '9')
+				end++;
+			memmove(f, end, strlen(end) + 1);
+		}
+		strbuf_printf(&sb, "%s\n", line);
+	}
+	free(text);
+	struct campaign *c = campaign_file_parse(sb.data, sb.len, "open.campaign", dl);
+	strbuf_free(&sb);
+	return c;
+}
+
+static void test_setup_by_mail_rules(void **state)
+{
+	(void)state;
+	struct diag_list dl = {0};
+	/* a start without a field army is an error, as before */
+	assert_null(open_gamma(true, &dl));
+	assert_non_null(diag_find(&dl, "player \"gamma\": the field army costs 0 AP"));
+	diag_free(&dl);
+	memset(&dl, 0, sizeof dl);
+	struct campaign *c = open_gamma(false, &dl);
+	if (!c)
+		diag_print(&dl, stderr);
+	assert_non_null(c);
+	diag_free(&dl);
+	const int g = 2;
+	const struct player *p = &c->players[g];
+	assert_true(p->setup_by_mail);
+	assert_false(c->players[0].setup_by_mail);
+	assert_int_equal(p->location, NO_INDEX);
+	/* General 22, Sub-general 22, Knights 12, Archers 4, Auxilia 3.5,
+	 * Levy 0.5, Skirmishers 2 */
+	assert_int_equal(rules_setup_cinc_line(&p->list), 0);
+	int army[7] = {1, 1, 18, 52, 2, 2, 2}; /* 480 AP */
+	struct rules_reason why;
+	assert_int_equal(rules_setup_army_check(p, army, &why), RULES_OK);
+	char *lines[8];
+	assert_int_equal(rules_setup_missing(c, g, army, 11, lines, 8), 0);
+
+	int over[7] = {1, 1, 18, 53, 2, 2, 2}; /* 484 AP */
+	assert_int_equal(rules_setup_army_check(p, over, &why), RULES_REFUSED);
+	assert_string_equal(why.text, "the army costs 484 AP, 4 AP over the 480 AP of a field army");
+	int above[7] = {1, 1, 2, 0, 5, 0, 1};
+	assert_int_equal(rules_setup_army_check(p, above, &why), RULES_REFUSED);
+	assert_string_equal(why.text, "5 Auxilia is above the list maximum of 4");
+	int generals[7] = {1, 4, 2, 0, 0, 0, 1};
+	assert_int_equal(rules_setup_army_check(p, generals, &why), RULES_REFUSED);
+	assert_string_equal(why.text, "5 generals: DBM allows at most 4");
+
+	/* 1 General, 2 Knights, 1 Skirmishers = 48 AP: 432 AP to spend, and
+	 * no start yet. */
+	int small[7] = {1, 0, 2, 0, 0, 0, 1};
+	size_t n = rules_setup_missing(c, g, small, NO_INDEX, lines, 8);
+	assert_int_equal(n, 2);
+	assert_string_equal(lines[0], "432 AP still to spend (a field army costs 480 AP)");
+	assert_string_equal(lines[1], "where your army starts: START IN one of Kent, Sussex, "
+				      "Surrey, Essex");
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	int no_cinc[7] = {0, 1, 1, 0, 0, 0, 0};
+	n = rules_setup_missing(c, g, no_cinc, 11, lines, 8);
+	assert_true(n >= 3);
+	assert_string_equal(lines[0], "your C-in-C: 1 General");
+	assert_string_equal(lines[1], "1 more Knights (the list minimum is 2)");
+	assert_string_equal(lines[2], "1 more Skirmishers (the list minimum is 1)");
+	for (size_t i = 0; i < n && i < 8; i++)
+		free(lines[i]);
+	n = rules_setup_missing(c, g, NULL, NO_INDEX, lines, 1); /* more than max: counted */
+	assert_int_equal(n, 2);
+	free(lines[0]);
+
+	/* the default: minimums (22 + 24 + 2 = 48 AP), then Knights to 24
+	 * (+264 = 312), Archers while it fits (+168: 42), nothing left */
+	int def[7], start;
+	rules_setup_default(c, g, def, &start);
+	assert_int_equal(def[0], 1);
+	assert_int_equal(def[1], 0);
+	assert_int_equal(def[2], 24);
+	assert_int_equal(def[3], 42);
+	assert_int_equal(def[4], 0);
+	assert_int_equal(def[5], 0);
+	assert_int_equal(def[6], 1);
+	assert_string_equal(c->provinces[start].name, "Kent");
+	assert_int_equal(rules_setup_army_check(p, def, &why), RULES_OK);
+	assert_int_equal(rules_setup_missing(c, g, def, start, lines, 8), 0);
+	campaign_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_full_list_kept),
 		cmocka_unit_test(test_problems),
 		cmocka_unit_test(test_list_file_syntax),
+		cmocka_unit_test(test_setup_by_mail_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
