@@ -37,6 +37,7 @@ enum order_kind {
 	/* authentication and requests (never kept as pending orders) */
 	ORDER_PLAYER, ORDER_ORGANISER, ORDER_PASSWORD, ORDER_STATUS, ORDER_MAP,
 	ORDER_HELP, ORDER_CLEAR, ORDER_CONFIRM, ORDER_END,
+	ORDER_FORGOT_PASSWORD,   /* from the registered address, without PLAYER */
 	/* the year's one movement option (rules 1.4) */
 	ORDER_INVADE, ORDER_MOVE, ORDER_SEND_CONTINGENT, ORDER_NO_MOVE,
 	/* standing choices */

@@ -392,6 +392,10 @@ size_t orders_validate(struct order_set *set, const struct campaign *c, int play
 		}
 		if (o->kind == ORDER_PASSWORD && set->organiser)
 			continue;
+		if (o->kind == ORDER_FORGOT_PASSWORD && (player >= 0 || set->organiser)) {
+			reject(o, "your password was right: to change it write PASSWORD <new>");
+			continue;
+		}
 		if (kind_is_battle(o->kind) && player < 0 && !set->organiser) {
 			reject(o, "battle results need your PLAYER line (or the organiser's)");
 			continue;

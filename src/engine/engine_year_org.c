@@ -22,8 +22,7 @@
 
 /* ---------------------------------------------------------------- organiser actions */
 
-/* A password like campaignctl init's: 16 Crockford base32 symbols. */
-static void generate_password(char out[20])
+void engine_generate_password(char out[20])
 {
 	static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 	size_t n = 0;
@@ -103,7 +102,7 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		if (pl->status != PLAYER_ACTIVE || !pl->email || !*pl->email)
 			continue;
 		char password[20], *err = NULL;
-		generate_password(password);
+		engine_generate_password(password);
 		if (store_set_password(y->e->store, pl->key, password, &err) != STORE_OK) {
 			set_err(y, err);
 			rc = -1;
@@ -360,7 +359,7 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		}
 		if (replace) {
 			char password[20];
-			generate_password(password);
+			engine_generate_password(password);
 			if (store_player_set_contact(e->store, c->players[p].key, req->name,
 						     req->email, errstr) != STORE_OK ||
 			    store_set_password(e->store, c->players[p].key, password, errstr) !=

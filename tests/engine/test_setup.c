@@ -2,6 +2,7 @@
  * two players' armies open, campaignctl open-setup's mails, answers with
  * mistakes (too many AP, a minimum missed, no C-in-C, a foreign province),
  * a complete setup, the organiser's status, a start refused and forced.
+ * And a forgotten password replaced by mail (FORGOT PASSWORD).
  * Every mail goes out through the Maildir transport and is read back as
  * the player receives it. */
 #include "config.h"
@@ -123,7 +124,8 @@ static char *received(struct world *w, const char *addr)
 	struct mail_sink *sink = transport_maildir_sink_new(w->maildir, (struct transport_log){0});
 	size_t sent = 0, failed = 0;
 	char *err = NULL;
-	assert_int_equal(engine_flush_outbox(w->t.engine, sink, NOW + 100, &sent, &failed, &err), 0);
+	assert_int_equal(engine_flush_outbox(w->t.engine, sink, NOW + 30 * 86400LL, &sent,
+					     &failed, &err), 0);
 	assert_int_equal(failed, 0);
 	mail_sink_free(sink);
 	char *dir = xasprintf("%s/new", w->maildir);
@@ -168,14 +170,22 @@ static size_t count_of(const char *text, const char *needle)
 			fail_msg("\"%s\" not in:\n%s", (needle), (text));                  \
 	} while (0)
 
-static enum engine_verdict send(struct world *w, const char *from, const char *body)
+static enum engine_verdict send_at(struct world *w, const char *from, const char *body,
+				   int64_t now, char **reply)
 {
 	char *m = test_mail(&(struct test_mail){.from = from, .body = body});
 	struct engine_outcome out;
-	enum engine_verdict v = test_engine_process(&w->t, 1, ++w->uid, m, NOW, &out);
+	enum engine_verdict v = test_engine_process(&w->t, 1, ++w->uid, m, now, &out);
+	if (reply)
+		*reply = out.reply ? xstrdup(out.reply) : NULL;
 	engine_outcome_free(&out);
 	free(m);
 	return v;
+}
+
+static enum engine_verdict send(struct world *w, const char *from, const char *body)
+{
+	return send_at(w, from, body, NOW, NULL);
 }
 
 static char *status_text(struct world *w)
@@ -337,11 +347,104 @@ static void test_setup_refused_for_a_set_army(void **state)
 	free(mail);
 }
 
+#define ALPHA_PW "ALPH-1XYZ-7KQM-2XRT"
+#define ANN "Ann Alpha <ann@example.org>"
+
+/* The new password in a "your new password" mail (allocated). */
+static char *password_in(const char *mail)
+{
+	const char *at = strstr(mail, "Here it is:");
+	assert_non_null(at);
+	at += strlen("Here it is:");
+	while (*at == '\n' || *at == '\r' || *at == ' ')
+		at++;
+	size_t n = strcspn(at, "\r\n");
+	assert_int_equal(n, 19);
+	return xstrndup(at, n);
+}
+
+static void test_forgotten_password(void **state)
+{
+	struct world *w = *state;
+	char *err = NULL, *reply = NULL;
+	assert_int_equal(store_set_password(w->t.store, "alpha", ALPHA_PW, &err), STORE_OK);
+
+	/* from another address: nothing happens, nobody is mailed */
+	assert_int_equal(send(w, "Mallory <mallory@example.com>", "FORGOT PASSWORD\r\n"),
+			 ENGINE_IGNORED);
+	char *mail = received(w, "mallory@example.com");
+	assert_string_equal(mail, "");
+	free(mail);
+	mail = received(w, "ann@example.org");
+	assert_string_equal(mail, "");
+	free(mail);
+
+	/* from the registered address: a new password, to it alone */
+	assert_int_equal(send_at(w, ANN, "Hello,\r\nFORGOT PASSWORD\r\n", NOW, &reply),
+			 ENGINE_ACCEPTED);
+	assert_null(strstr(reply, "Here it is"));
+	free(reply);
+	mail = received(w, "ann@example.org");
+	assert_int_equal(count_of(mail, "Subject: Test Campaign: your new password"), 1);
+	assert_has(mail, "Your old password keeps working until you use this new one");
+	assert_null(strstr(mail, ALPHA_PW));
+	char *fresh = password_in(mail);
+	assert_string_not_equal(fresh, ALPHA_PW);
+	free(mail);
+
+	/* the old one still works */
+	assert_int_equal(send(w, ANN, "PLAYER alpha " ALPHA_PW "\r\nIN STORM HALT\r\n"),
+			 ENGINE_ACCEPTED);
+	free(received(w, "ann@example.org"));
+
+	/* asked again the same day: no new password, told when */
+	assert_int_equal(send_at(w, ANN, "FORGOT PASSWORD\r\n", NOW + 3600, NULL),
+			 ENGINE_REJECTED);
+	mail = received(w, "ann@example.org");
+	assert_has(mail, "Subject: Test Campaign: no new password yet");
+	assert_has(mail, "one was already sent at");
+	assert_null(strstr(mail, fresh));
+	free(mail);
+
+	/* the new one used: from then on the old one is refused */
+	char *body = xasprintf("PLAYER alpha %s\r\nIN STORM RETURN\r\n", fresh);
+	assert_int_equal(send(w, ANN, body), ENGINE_ACCEPTED);
+	free(body);
+	mail = received(w, "ann@example.org");
+	assert_has(mail, "IN STORM RETURN");
+	assert_null(strstr(mail, fresh));
+	free(mail);
+	assert_int_equal(send(w, ANN, "PLAYER alpha " ALPHA_PW "\r\nIN STORM HALT\r\n"),
+			 ENGINE_REJECTED);
+	mail = received(w, "ann@example.org");
+	assert_has(mail, "wrong password");
+	free(mail);
+
+	/* with the PLAYER line it is not needed */
+	body = xasprintf("PLAYER alpha %s\r\nFORGOT PASSWORD\r\n", fresh);
+	assert_int_equal(send_at(w, ANN, body, NOW + 25 * 3600, NULL), ENGINE_ACCEPTED);
+	free(body);
+	mail = received(w, "ann@example.org");
+	assert_has(mail, "ERROR: your password was right: to change it write PASSWORD <new>");
+	free(mail);
+
+	/* a day later another may be asked for */
+	assert_int_equal(send_at(w, ANN, "FORGOT PASSWORD\r\n", NOW + 25 * 3600, NULL),
+			 ENGINE_ACCEPTED);
+	mail = received(w, "ann@example.org");
+	char *third = password_in(mail);
+	assert_string_not_equal(third, fresh);
+	free(third);
+	free(mail);
+	free(fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_setup_by_mail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_refused_for_a_set_army, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forgotten_password, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,6 +278,35 @@ static bool file_contains(const char *path, const char *needle)
 	return found;
 }
 
+/* FORGOT PASSWORD: the new one beside the old until it is used. */
+static void test_pending_password(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = test_store_open(sc->db);
+	char *err = NULL;
+	ok(store_init_campaign(s, c, false, &err), &err);
+	ok(store_set_password(s, "burgundy", "OLD0-PASS-WORD-0001", &err), &err);
+	ok(store_set_pending_password(s, "burgundy", "NEW0-PASS-WORD-0002", &err), &err);
+	assert_error(store_set_pending_password(s, "england", "X", &err), STORE_NOTFOUND, &err,
+		     "no player \"england\"");
+	assert_true(store_check_password(s, "burgundy", "OLD0-PASS-WORD-0001", &err));
+	assert_false(store_check_password(s, "france", "NEW0-PASS-WORD-0002", &err));
+	assert_true(store_check_password(s, "burgundy", "NEW0-PASS-WORD-0002", &err));
+	assert_null(err);
+	/* used once: it is the password, the old one is gone */
+	assert_false(store_check_password(s, "burgundy", "OLD0-PASS-WORD-0001", &err));
+	assert_true(store_check_password(s, "burgundy", "NEW0-PASS-WORD-0002", &err));
+	/* a password set otherwise drops a pending one */
+	ok(store_set_pending_password(s, "burgundy", "NEW0-PASS-WORD-0003", &err), &err);
+	ok(store_set_password(s, "burgundy", "SET0-PASS-WORD-0004", &err), &err);
+	assert_false(store_check_password(s, "burgundy", "NEW0-PASS-WORD-0003", &err));
+	assert_true(store_check_password(s, "burgundy", "SET0-PASS-WORD-0004", &err));
+	assert_null(err);
+	store_close(s);
+	campaign_free(c);
+}
+
 static void test_passwords(void **state)
 {
 	struct scratch *sc = *state;
@@ -896,6 +925,7 @@ int main(void)
 		T(test_readonly),
 		T(test_migration_from_v1),
 		T(test_migration_setup_by_mail),
+		T(test_pending_password),
 		T(test_refuses_unknown_files),
 		T(test_example_campaign),
 		T(test_outbox_secret_and_modes),
