@@ -50,6 +50,7 @@ static int setup_read(struct yctx *y, int player, struct setup_now *s, struct or
 	if (text) {
 		orders_set_free(set);
 		orders_parse(text, y->c, player, set);
+		orders_validate(set, y->c, player); /* what no longer holds is not used */
 	}
 	free(text);
 	s->counts = xcalloc(p->list.count + 1, sizeof *s->counts);
