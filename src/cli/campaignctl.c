@@ -11,6 +11,7 @@
 
 /* The subcommand table, in the order --help lists them. */
 extern const struct ctl_command ctl_cmd_init;
+extern const struct ctl_command ctl_cmd_army_list;
 extern const struct ctl_command ctl_cmd_status;
 extern const struct ctl_command ctl_cmd_export;
 extern const struct ctl_command ctl_cmd_render;
@@ -19,6 +20,7 @@ extern const struct ctl_command ctl_cmd_backup;
 extern const struct ctl_command ctl_cmd_simulate;
 extern const struct ctl_command ctl_cmd_map;
 extern const struct ctl_command ctl_cmd_publish;
+extern const struct ctl_command ctl_cmd_open_setup;
 extern const struct ctl_command ctl_cmd_start;
 extern const struct ctl_command ctl_cmd_deadline;
 extern const struct ctl_command ctl_cmd_pause;
@@ -35,6 +37,7 @@ extern const struct ctl_command ctl_cmd_verify;
 
 static const struct ctl_command *const commands[] = {
 	&ctl_cmd_init,
+	&ctl_cmd_army_list,
 	&ctl_cmd_status,
 	&ctl_cmd_export,
 	&ctl_cmd_render,
@@ -43,6 +46,7 @@ static const struct ctl_command *const commands[] = {
 	&ctl_cmd_simulate,
 	&ctl_cmd_map,
 	&ctl_cmd_publish,
+	&ctl_cmd_open_setup,
 	&ctl_cmd_start,
 	&ctl_cmd_deadline,
 	&ctl_cmd_pause,

@@ -7,6 +7,7 @@
 #include "base/util.h"
 
 #include <sodium.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sysexits.h>
@@ -18,16 +19,20 @@ static int run(int argc, char **argv)
 	static const struct option opts[] = {
 		CTL_YEAR_OPTIONS,
 		{"seed", required_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ctl_year_opts o;
 	const char *seed = NULL;
+	bool force = false;
 	ctl_year_opts_init(&o);
 	int ch;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, CTL_YEAR_SHORT "s:", opts, NULL)) != -1) {
 		if (ch == 's')
 			seed = optarg;
+		else if (ch == 'F')
+			force = true;
 		else if (!ctl_year_option(&o, ch, optarg))
 			return ctl_usage(&ctl_cmd_start);
 	}
@@ -44,16 +49,18 @@ static int run(int argc, char **argv)
 		return rc;
 	}
 	char *report = NULL, *err = NULL;
-	rc = engine_start(y.engine, o.now, seed, &report, &err);
+	rc = engine_start_setup(y.engine, o.now, seed, force, &report, &err);
 	ctl_year_close(&y);
 	return ctl_year_finish(rc, report, err);
 }
 
 const struct ctl_command ctl_cmd_start = {
 	.name = "start",
-	.usage = "start -d DB [--seed HEX] [--now T]",
+	.usage = "start -d DB [--force] [--seed HEX] [--now T]",
 	.summary = "start the campaign: the first year, the sequence announced",
 	.options = CTL_YEAR_HELP
+		    "      --force           start although a player setting up by mail is not\n"
+		    "                        ready: he gets the default army and start\n"
 		    "      --seed HEX        the year's dice seed (64 hex digits; for tests)\n",
 	.run = run,
 };

@@ -37,6 +37,7 @@ enum order_kind {
 	/* authentication and requests (never kept as pending orders) */
 	ORDER_PLAYER, ORDER_ORGANISER, ORDER_PASSWORD, ORDER_STATUS, ORDER_MAP,
 	ORDER_HELP, ORDER_CLEAR, ORDER_CONFIRM, ORDER_END,
+	ORDER_FORGOT_PASSWORD,   /* from the registered address, without PLAYER */
 	/* the year's one movement option (rules 1.4) */
 	ORDER_INVADE, ORDER_MOVE, ORDER_SEND_CONTINGENT, ORDER_NO_MOVE,
 	/* standing choices */
@@ -45,6 +46,8 @@ enum order_kind {
 	ORDER_ANSWER_ALLIES, ORDER_CONTINGENT_FOR, ORDER_LOSSES_FIRST, ORDER_RETREAT_PREFER,
 	/* recruitment (rules 3.1) */
 	ORDER_RECRUIT, ORDER_DISMISS, ORDER_RETRIEVE_GENERAL,
+	/* setting up by mail, before the campaign starts (rules 1.3) */
+	ORDER_ARMY, ORDER_START_IN,
 	/* tributaries, campaign end, leaving (rules 3.2) */
 	ORDER_TRIBUTARY_OF, ORDER_ACCEPT_TRIBUTARY, ORDER_RENOUNCE, ORDER_VOTE, ORDER_LEAVE,
 	/* battle result reports (rules 2.2.1; dbm-rules reading 13) */
@@ -184,6 +187,16 @@ json_t *orders_ack_json(const struct order_set *mail_orders, const struct order_
  * -40 AP"...), appended to json array `notes`. */
 void orders_cost_notes(const struct order *o, const struct campaign *c, int player,
 		       json_t *notes);
+
+/* Setting up by mail (rules 1.3): the army and start of the player's
+ * ARMY and START IN orders in `set` (counts: one slot per list line;
+ * *has_army false and *start NO_INDEX when not given), and the data the
+ * acknowledgement shows of it: the army as it stands with its total, what
+ * is missing, whether the player is ready (keys in campaign-orders(7)).
+ * NULL when the player does not set up by mail. */
+void orders_setup_of(const struct order_set *set, const struct campaign *c, int player,
+		     int *counts, bool *has_army, int *start);
+json_t *orders_setup_json(const struct order_set *current, const struct campaign *c, int player);
 
 /* Keyword of an order kind as written in the language ("SEND CONTINGENT"). */
 const char *order_kind_keyword(enum order_kind kind);

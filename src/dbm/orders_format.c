@@ -164,6 +164,14 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 		strbuf_putc(&sb, ' ');
 		put_name(&sb, label_of(c, player, o->type));
 		break;
+	case ORDER_ARMY:
+		strbuf_putc(&sb, ' ');
+		put_items(&sb, o, c, player, true);
+		break;
+	case ORDER_START_IN:
+		strbuf_putc(&sb, ' ');
+		put_name(&sb, orders_province_name(c, o->province));
+		break;
 	case ORDER_LEAVE:
 		if (o->arg)
 			strbuf_printf(&sb, " REPLACEMENT %s", o->arg);
@@ -546,6 +554,9 @@ json_t *orders_ack_json(const struct order_set *mail_orders, const struct order_
 	json_object_set_new(ack, "current_orders", orders);
 	json_object_set_new(ack, "current_orders_text", json_string(text));
 	json_object_set_new(ack, "no_current_orders", json_boolean(kept == 0));
+	json_t *setup = player >= 0 ? orders_setup_json(current, c, player) : NULL;
+	if (setup)
+		json_object_set_new(ack, "setup", setup);
 	json_object_set_new(ack, "error_count", json_integer((json_int_t)mail_orders->errors));
 	json_object_set_new(ack, "has_errors", json_boolean(mail_orders->errors > 0));
 	json_object_set_new(ack, "cleared", json_boolean(mail_orders->cleared));

@@ -247,6 +247,26 @@ static void parse_count_label(struct parser *p)
 	orders_expect_end(p, "the element");
 }
 
+/* ARMY <n> <element>, ... : the whole field army chosen before play. */
+static void parse_army(struct parser *p)
+{
+	int player = orders_require_player(p);
+	if (player < 0)
+		return;
+	if (orders_at_end(p)) {
+		orders_fail(p, "write ARMY 1 <C-in-C>, <n> <element>, ... (your whole field army)");
+		return;
+	}
+	orders_read_items(p, player, NULL);
+	orders_expect_end(p, "the army");
+}
+
+static void parse_start_in(struct parser *p)
+{
+	p->o->province = orders_match_province(p, NULL);
+	orders_expect_end(p, "the province");
+}
+
 static void parse_retrieve_general(struct parser *p)
 {
 	int player = orders_require_player(p);
@@ -389,6 +409,7 @@ static const struct keyword keywords[] = {
 	{"CLEAR", ORDER_CLEAR, parse_nothing, 0},
 	{"CONFIRM", ORDER_CONFIRM, parse_nothing, 0},
 	{"END", ORDER_END, parse_nothing, 0},
+	{"FORGOT PASSWORD", ORDER_FORGOT_PASSWORD, parse_nothing, 0},
 	{"INVADE", ORDER_INVADE, parse_move, 0},
 	{"MOVE", ORDER_MOVE, parse_move, 0},
 	{"SEND CONTINGENT", ORDER_SEND_CONTINGENT, parse_send, 0},
@@ -409,6 +430,8 @@ static const struct keyword keywords[] = {
 	{"RECRUIT", ORDER_RECRUIT, parse_count_label, 0},
 	{"DISMISS", ORDER_DISMISS, parse_count_label, 0},
 	{"RETRIEVE GENERAL", ORDER_RETRIEVE_GENERAL, parse_retrieve_general, 0},
+	{"ARMY", ORDER_ARMY, parse_army, 0},
+	{"START IN", ORDER_START_IN, parse_start_in, 0},
 	{"TRIBUTARY OF", ORDER_TRIBUTARY_OF, parse_target_player, 0},
 	{"ACCEPT TRIBUTARY", ORDER_ACCEPT_TRIBUTARY, parse_target_player, 0},
 	{"RENOUNCE", ORDER_RENOUNCE, parse_target_player, 0},

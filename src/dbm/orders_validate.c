@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "dbm/orders_p.h"
+#include "dbm/rules.h"
 #include "base/util.h"
 
 #include <stdarg.h>
@@ -218,11 +219,53 @@ done:
 	free(retrieve);
 }
 
+/* ARMY and START IN: before the start, for a player setting up by mail. */
+static void validate_setup(struct order *o, const struct campaign *c, int player)
+{
+	const struct player *pl = &c->players[player];
+	if (c->phase != PHASE_SETUP) {
+		reject(o, "the campaign has started: ARMY and START IN choose the field army "
+		       "before play only");
+		return;
+	}
+	if (!pl->setup_by_mail) {
+		reject(o, "your field army and where it starts were set by the organiser in the "
+		       "campaign file");
+		return;
+	}
+	if (o->kind == ORDER_START_IN) {
+		if (o->province >= 0 && c->provinces[o->province].home_of != player) {
+			struct strbuf sb = {0};
+			for (size_t i = 0; i < c->province_count; i++)
+				if (c->provinces[i].home_of == player)
+					strbuf_printf(&sb, "%s%s", sb.len ? ", " : "",
+						      c->provinces[i].name);
+			reject(o, "%s is not one of your home provinces; your army starts in one of "
+			       "them: %s", c->provinces[o->province].name, sb.len ? sb.data : "-");
+			strbuf_free(&sb);
+		}
+		return;
+	}
+	int *counts = xcalloc(pl->list.count + 1, sizeof *counts);
+	for (size_t i = 0; i < o->item_count; i++)
+		if (o->items[i].type >= 0 && (size_t)o->items[i].type < pl->list.count &&
+		    counts[o->items[i].type] < 100000)
+			counts[o->items[i].type] += o->items[i].count;
+	struct rules_reason why;
+	if (rules_setup_army_check(pl, counts, &why) != RULES_OK)
+		reject(o, "%s: the army was not changed", why.text);
+	free(counts);
+}
+
 static void validate_one(struct order *o, const struct campaign *c, int player, int *committed)
 {
 	const struct player *pl = &c->players[player];
 	int loc = pl->location;
 	switch (o->kind) {
+	case ORDER_ARMY:
+	case ORDER_START_IN:
+		validate_setup(o, c, player);
+		break;
 	case ORDER_INVADE: {
 		const struct province *d = &c->provinces[o->province];
 		if (d->owner == player)
@@ -349,6 +392,10 @@ size_t orders_validate(struct order_set *set, const struct campaign *c, int play
 		}
 		if (o->kind == ORDER_PASSWORD && set->organiser)
 			continue;
+		if (o->kind == ORDER_FORGOT_PASSWORD && (player >= 0 || set->organiser)) {
+			reject(o, "your password was right: to change it write PASSWORD <new>");
+			continue;
+		}
 		if (kind_is_battle(o->kind) && player < 0 && !set->organiser) {
 			reject(o, "battle results need your PLAYER line (or the organiser's)");
 			continue;

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/diag.h"
 #include "model/dice.h"
 #include "model/event.h"
 #include "model/model.h"
@@ -535,5 +536,59 @@ void rules_player_knocked_out(struct campaign *c, int player, struct event_log *
  * tributaries freed. */
 enum rules_status rules_player_leaves(struct campaign *c, int player, bool replaced,
 				      struct event_log *log, struct rules_reason *why);
+
+/* ---- Setting up (1.3; rules_setup.c) ---------------------------------- */
+
+#define RULES_LIST_TARGET_HALF_AP HALF_AP(480) /* a list must reach this ... */
+#define RULES_LIST_CEILING_HALF_AP HALF_AP(600) /* ... and, increased, stay under this */
+
+/* What the derivation of a national army list did (1.3). */
+struct list_derivation {
+	int before_half_ap;    /* the list at its maximums, as given */
+	int after_half_ap;     /* the derived list at its maximums */
+	int general_half_ap;   /* of which the general lines (never increased) */
+	bool increased;        /* the list was under 480 AP and was increased */
+	int factor_num;        /* troop lines multiplied by num / den */
+	int factor_den;
+	int max_generals;      /* generals the list allows at most */
+};
+
+/* Derives a national army list for the campaign, in place (1.3): where the
+ * list totals under 480 AP at its maximums, the maximum and minimum of every
+ * troop line are multiplied by the one factor that brings the total to 480
+ * AP; maximums are then rounded up to whole elements, minimums down but
+ * never to zero; general lines keep their numbers (at most four generals,
+ * as per DBM; reading in doc/rules.md). Every problem that keeps the list
+ * from serving (more than four generals, no general line, minimums that
+ * cost more than 480 AP, a derived total over 600 AP) is added to
+ * `problems` with `file` and the line of the element it is about
+ * (`list_line` for the list as a whole). Returns the number of problems. Pure. */
+int rules_derive_army_list(struct army_list *list, const char *file, int list_line,
+			   struct list_derivation *out, struct diag_list *problems);
+
+/* A field army chosen by mail before play (1.3): `counts` has one count
+ * per line of the player's army list. Refused (RULES_REFUSED, `why` says
+ * which rule) when it costs more than 480 AP, goes above a line's maximum
+ * or has more than four generals: what can never become a valid army. */
+enum rules_status rules_setup_army_check(const struct player *p, const int *counts,
+					 struct rules_reason *why);
+/* The C-in-C's line of the list: its first general line (DBM lists put the
+ * C-in-C first), or -1. */
+int rules_setup_cinc_line(const struct army_list *l);
+/* What the player's setup still lacks to be ready: each a sentence, written
+ * into lines[0 .. max-1] (allocated; the caller frees them). `counts` is
+ * NULL when no army was chosen yet, `start` NO_INDEX when no province. An
+ * army is complete when it keeps every minimum, has the C-in-C and costs
+ * 480 AP, or as near as the list allows (no line under its maximum is
+ * cheap enough for what is left). Returns how many things are missing
+ * (more than max are counted, not written); 0: ready. */
+size_t rules_setup_missing(const struct campaign *c, int player, const int *counts, int start,
+			   char **lines, size_t max);
+/* The default setup of a player who did not finish his by the start
+ * (campaignctl start --force; campaign(5)): every line at its minimum (the
+ * C-in-C line at least one), then troop lines in list order filled up to
+ * their maximums while the army stays within 480 AP; the start, the first
+ * home province in the campaign file. `counts` has one slot per list line. */
+void rules_setup_default(const struct campaign *c, int player, int *counts, int *start);
 
 #endif

@@ -696,6 +696,38 @@ static int reject_waiting(struct process *p, int player, const char *to_addr, co
 	return rc;
 }
 
+static bool wants_new_password(const struct order_set *set)
+{
+	for (size_t i = 0; i < set->count; i++)
+		if (set->orders[i].kind == ORDER_FORGOT_PASSWORD &&
+		    set->orders[i].status == ORDER_OK)
+			return true;
+	return false;
+}
+
+/* FORGOT PASSWORD from the player's registered address (engine_forgot.c);
+ * the usual reply budget applies. */
+static int forgot_password(struct process *p, int player, char **errstr)
+{
+	const struct player *pl = &p->c->players[player];
+	free(p->out->player);
+	p->out->player = xstrdup(pl->key);
+	if (!rate_allow(p->e, pl->email, p->now, errstr)) {
+		if (*errstr)
+			return -1;
+		p->out->verdict = ENGINE_REJECTED;
+		p->out->summary = xasprintf("FORGOT PASSWORD from %s; no reply (rate limit)", pl->key);
+		return 0;
+	}
+	json_t *data = base_data(p, player);
+	char *token = reply_token("forgot", p->raw, p->len, p->uid, p->now);
+	int rc = engine_forgot_password(p->e, p->c, player, data, p->info, token, p->now, p->out,
+					errstr);
+	free(token);
+	json_decref(data);
+	return rc;
+}
+
 /* The own text held no PLAYER or ORGANISER line: the first forwarded or
  * earlier message in the mail whose PLAYER (or ORGANISER) line has the
  * right password gives the orders. Returns 1 and fills *set if one does, 0
@@ -803,6 +835,8 @@ static int apply_mail(struct process *p, char **errstr)
 		if (!known) {
 			out->verdict = ENGINE_IGNORED;
 			out->summary = xstrdup("unknown sender and no valid PLAYER line");
+		} else if (wants_new_password(&set)) {
+			rc = forgot_password(p, by_addr, errstr);
 		} else {
 			json_t *extra = json_object();
 			json_object_set_new(extra, "lines", engine_ack_json(&set, &set, c, by_addr));

@@ -158,6 +158,12 @@ void engine_sink_state_free(struct engine_sink_state *st);
  * *report (allocated) tells what happened. */
 int engine_start(struct engine *e, int64_t now, const char *seed_hex, char **report,
 		 char **errstr);
+/* The same, for a campaign whose players set up by mail (campaign(5)):
+ * refused while one of them is not ready, unless `force`, which gives him
+ * the default army and start and tells him by mail. engine_start is this
+ * without force. */
+int engine_start_setup(struct engine *e, int64_t now, const char *seed_hex, bool force,
+		       char **report, char **errstr);
 
 /* What engine_tick noticed about the clock. */
 struct engine_tick_info {
@@ -189,6 +195,8 @@ enum engine_action {
 	ENGINE_ACT_REMOVE_PLAYER,  /* arg: key */
 	ENGINE_ACT_INVITE,         /* new passwords, rules and reference to everyone;
 				      arg: a player's key, that player only */
+	ENGINE_ACT_OPEN_SETUP,     /* the players who set up by mail get their army
+				      list, home provinces and how to answer */
 };
 
 struct engine_action_request {

@@ -51,6 +51,22 @@ char *engine_stored_message_id(const char *id);
 json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
 			const struct campaign *c, int player);
 
+/* A password like campaignctl init's: 16 Crockford base32 symbols in
+ * groups of four (engine_year_org.c). */
+void engine_generate_password(char out[20]);
+
+/* FORGOT PASSWORD, from a player's registered address (engine_forgot.c):
+ * unless one was sent in the last ENGINE_FORGOT_HOURS, a new password is
+ * made, kept beside the old one (store_set_pending_password: the old one
+ * works until the new one is used) and mailed to the registered address
+ * only, as a secret; else the player is told when he may ask again.
+ * `data` holds the reply's base fields (borrowed); `token` names the
+ * reply. Fills out's verdict, summary and reply. Returns 0, or -1. */
+#define ENGINE_FORGOT_HOURS 24
+int engine_forgot_password(struct engine *e, const struct campaign *c, int player,
+			   json_t *data, const struct mail_info *info, const char *token,
+			   int64_t now, struct engine_outcome *out, char **errstr);
+
 struct reply {
 	const char *to_addr;
 	const char *to_name;

@@ -10,6 +10,7 @@
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
 #include "engine/awaited.h"
+#include "engine/engine_setup_p.h"
 #include "model/campaign_json.h"
 #include "base/log.h"
 #include "engine/publish.h"
@@ -351,7 +352,13 @@ char *yctx_status_text(struct yctx *y)
 	json_t *aw = engine_awaited_json(&y->st, y->c, &y->io);
 	char *text = engine_awaited_text(aw);
 	json_decref(aw);
-	return text;
+	if (y->st.step != YEAR_IDLE)
+		return text;
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, text);
+	free(text);
+	setup_status(y, &sb);
+	return strbuf_take(&sb);
 }
 
 /* ---------------------------------------------------------------- from mail */

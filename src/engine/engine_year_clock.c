@@ -5,6 +5,7 @@
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
+#include "engine/engine_setup_p.h"
 #include "dbm/rules.h"
 #include "dbm/year.h"
 
@@ -18,6 +19,7 @@
 struct start_arg {
 	int64_t now;
 	const char *seed_hex;
+	bool force;
 };
 
 static int start_fn(struct engine *e, void *arg, char **report, char **errstr)
@@ -31,15 +33,32 @@ static int start_fn(struct engine *e, void *arg, char **report, char **errstr)
 	if (a->seed_hex &&
 	    store_kv_set(e->store, KV_MASTER_SEED, a->seed_hex, errstr) != STORE_OK)
 		goto done;
-	if (year_start(&y.run, why, sizeof why) != 0) {
+	struct strbuf setup = {0};
+	why[0] = '\0';
+	if (y.st.step == YEAR_IDLE && y.c->phase == PHASE_SETUP &&
+	    setup_apply(&y, a->force, &setup, why, sizeof why) != 0) {
+		strbuf_free(&setup);
+		if (y.err) {
+			*errstr = y.err;
+			y.err = NULL;
+		}
+		goto done;
+	}
+	if (why[0] || year_start(&y.run, why, sizeof why) != 0) {
+		strbuf_free(&setup);
 		*report = xstrdup(why);
 		rc = 1;
 		goto done;
 	}
 	yctx_announce(&y, "start", "the campaign has started");
-	if (yctx_save(&y, errstr) != 0)
+	if (yctx_save(&y, errstr) != 0) {
+		strbuf_free(&setup);
 		goto done;
-	*report = yctx_status_text(&y);
+	}
+	char *st = yctx_status_text(&y);
+	strbuf_puts(&setup, st);
+	free(st);
+	*report = strbuf_take(&setup);
 	rc = 0;
 done:
 	yctx_free(&y);
@@ -49,13 +68,19 @@ done:
 int engine_start(struct engine *e, int64_t now, const char *seed_hex, char **report,
 		 char **errstr)
 {
+	return engine_start_setup(e, now, seed_hex, false, report, errstr);
+}
+
+int engine_start_setup(struct engine *e, int64_t now, const char *seed_hex, bool force,
+		       char **report, char **errstr)
+{
 	unsigned char seed[DICE_SEED_BYTES];
 	*report = NULL;
 	if (seed_hex && !dice_seed_from_hex(seed_hex, seed)) {
 		*report = xstrdup("the seed must be 64 hexadecimal digits (32 bytes)");
 		return 1;
 	}
-	struct start_arg a = {now, seed_hex};
+	struct start_arg a = {now, seed_hex, force};
 	return engine_year_transaction(e, start_fn, &a, report, errstr);
 }
 

@@ -7,6 +7,7 @@
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
 #include "engine/awaited.h"
+#include "engine/engine_setup_p.h"
 #include "model/campaign_json.h"
 #include "engine/map_attach.h"
 #include "dbm/rules.h"
@@ -22,8 +23,7 @@
 
 /* ---------------------------------------------------------------- organiser actions */
 
-/* A password like campaignctl init's: 16 Crockford base32 symbols. */
-static void generate_password(char out[20])
+void engine_generate_password(char out[20])
 {
 	static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 	size_t n = 0;
@@ -102,7 +102,7 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		if (pl->status != PLAYER_ACTIVE || !pl->email || !*pl->email)
 			continue;
 		char password[20], *err = NULL;
-		generate_password(password);
+		engine_generate_password(password);
 		if (store_set_password(y->e->store, pl->key, password, &err) != STORE_OK) {
 			set_err(y, err);
 			rc = -1;
@@ -420,7 +420,7 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		}
 		if (replace) {
 			char password[20];
-			generate_password(password);
+			engine_generate_password(password);
 			if (store_player_set_contact(e->store, c->players[p].key, req->name,
 						     req->email, errstr) != STORE_OK ||
 			    store_set_password(e->store, c->players[p].key, password, errstr) !=
@@ -446,6 +446,17 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		year_advance(&y.run);
 		break;
 	}
+	case ENGINE_ACT_OPEN_SETUP:
+		if (setup_open(&y, &out, why, sizeof why) != 0) {
+			*errstr = y.err ? y.err : xstrdup("the setup mails could not be queued");
+			y.err = NULL;
+			goto done;
+		}
+		if (!why[0])
+			event_emit(&y.log, "organiser", RULE_GAME_YEAR, "{s:s, s:s}", "action",
+				   "open-setup", "detail", "the players who set up by mail were "
+				   "sent their army lists");
+		break;
 	case ENGINE_ACT_INVITE: {
 		if (!req->arg) {
 			if (invite(&y, NO_INDEX, &out) != 0)

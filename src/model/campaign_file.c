@@ -82,11 +82,12 @@ static void parser_free(struct parser *ps)
 
 /* ------------------------------------------------------------------- entry */
 
-struct campaign *campaign_file_parse(const char *text, size_t len, const char *filename,
-				     struct diag_list *diags)
+static struct campaign *parse(const char *text, size_t len, const char *filename,
+			      struct diag_list *diags, bool lists_only)
 {
 	struct parser ps = {0};
 	ps.file = filename;
+	ps.lists_only = lists_only;
 	ps.c = campaign_new();
 
 	size_t pos = 0;
@@ -111,7 +112,10 @@ struct campaign *campaign_file_parse(const char *text, size_t len, const char *f
 	}
 	cf_finish_section(&ps);
 
-	cf_check_file(&ps);
+	if (lists_only)
+		cf_check_lists(&ps);
+	else
+		cf_check_file(&ps);
 
 	bool failed = ps.diags.errors > 0;
 	cf_hand_over_diags(&ps, diags);
@@ -121,4 +125,16 @@ struct campaign *campaign_file_parse(const char *text, size_t len, const char *f
 		return NULL;
 	}
 	return ps.c;
+}
+
+struct campaign *campaign_file_parse(const char *text, size_t len, const char *filename,
+				     struct diag_list *diags)
+{
+	return parse(text, len, filename, diags, false);
+}
+
+struct campaign *campaign_file_parse_lists(const char *text, size_t len, const char *filename,
+					   struct diag_list *diags)
+{
+	return parse(text, len, filename, diags, true);
 }

@@ -17,6 +17,15 @@
 struct campaign *campaign_file_parse(const char *text, size_t len, const char *filename,
 				     struct diag_list *diags);
 
+/* Parses an army list file: one or more [player KEY] sections in the
+ * campaign file's syntax, of which only the element lines are required
+ * (nation, name, email and start may be given). Other sections (a whole
+ * campaign file) are skipped unread.
+ * Returns a campaign holding just those players and their lists (field
+ * counts as given), or NULL if any error was found. Pure: no I/O. */
+struct campaign *campaign_file_parse_lists(const char *text, size_t len, const char *filename,
+					   struct diag_list *diags);
+
 /* Reads the file at `path` and parses it as above. A file that cannot be read
  * is reported in `diags` as well. */
 struct campaign *campaign_file_load(const char *path, struct diag_list *diags);

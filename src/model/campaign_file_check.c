@@ -196,7 +196,10 @@ static void check_players(struct parser *ps, const char **pnames)
 				y->location = p;
 			}
 		}
-		check_player_army(ps, (int)i);
+		if (!yi->start && !yi->any_field && !yi->army_unreadable && y->list.count)
+			y->setup_by_mail = true; /* chooses army and start by mail (ARMY, START IN) */
+		else
+			check_player_army(ps, (int)i);
 		for (size_t j = 0; j < i; j++) {
 			const struct player *o = &c->players[j];
 			if (ps->yinfo[j].duplicate)
@@ -426,6 +429,15 @@ void cf_check_file(struct parser *ps)
 	check_players(ps, pnames);
 	free(keys);
 	free(pnames);
+	if (ps->diags.errors == 0)
+		set_up_start(ps);
+}
+
+void cf_check_lists(struct parser *ps)
+{
+	if (ps->c->player_count == 0 && ps->diags.errors == 0)
+		cf_error(ps, 0, "no army list: the file holds [player KEY] sections, each with its "
+		         "\"element = ...\" lines");
 	if (ps->diags.errors == 0)
 		set_up_start(ps);
 }

@@ -685,6 +685,7 @@ static void player_element(struct parser *ps, char *value, int line)
 			continue;
 		}
 		field_seen = true;
+		yi->any_field = true;
 		if (arg[0] == '-') {
 			cf_error(ps, line, "element \"%s\": field %s cannot be negative", label, arg);
 			ok = false;

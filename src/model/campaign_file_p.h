@@ -56,6 +56,7 @@ struct player_info {
 	int *field; /* starting field army, parallel to the army list */
 	size_t field_cap;
 	bool army_unreadable; /* an element line had errors: skip the totals */
+	bool any_field;       /* some element line gave "field N" */
 	bool homes_uncertain; /* a misspelt "home" probably meant this player */
 	bool duplicate;
 };
@@ -68,6 +69,9 @@ struct pending_route {
 
 struct parser {
 	const char *file;
+	/* An army list file (campaign_file_parse_lists): [player KEY] sections
+	 * whose element lines are all that is required; no map, no campaign. */
+	bool lists_only;
 	struct diag_list diags; /* sorted by line before handing over */
 	struct campaign *c;
 
@@ -115,6 +119,8 @@ char *cf_unquote(char *s);
  * sections referred to, checks the campaign as a whole, and fills the
  * starting state when no error was found. */
 void cf_check_file(struct parser *ps);
+/* An army list file: at least one list; the field counts kept. */
+void cf_check_lists(struct parser *ps);
 
 /* campaign_file_diag.c: messages, and handing them over. */
 

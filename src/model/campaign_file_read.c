@@ -85,7 +85,9 @@ void cf_finish_section(struct parser *ps)
 			"the army list, one \"element = ...\" line per kind of element",
 		};
 		for (int k = 0; k < YK_COUNT; k++)
-			if (!ps->keys_line[k] && !guessed[k])
+			if (!ps->keys_line[k] && !guessed[k] && (!ps->lists_only || k == YK_ELEMENT) &&
+			    !(k == YK_START && !ps->yinfo[ps->sec_index].any_field))
+				/* neither start nor field army: the player sets up by mail */
 				cf_error(ps, ps->sec_line, "player \"%s\" has no %s (%s)", y->key,
 				         k == YK_ELEMENT ? "army list" : cf_player_keys[k], hint[k]);
 	}
@@ -149,6 +151,8 @@ static void start_section(struct parser *ps, char *text, int line)
 	}
 	enum section_kind kind = section_kinds[k];
 	struct campaign *c = ps->c;
+	if (ps->lists_only && kind != SEC_PLAYER)
+		return; /* a whole campaign file: its army lists are read, the rest skipped */
 
 	if (kind == SEC_CAMPAIGN || kind == SEC_ROUTES) {
 		if (*name) {
@@ -399,7 +403,7 @@ void cf_parse_line(struct parser *ps, char *text, int line)
 	case SEC_NONE:
 		if (!ps->outside_reported)
 			cf_error(ps, line, "text before the first section: start the file with "
-			         "[campaign]");
+			         "%s", ps->lists_only ? "[player KEY]" : "[campaign]");
 		ps->outside_reported = true;
 		break;
 	case SEC_SKIP:

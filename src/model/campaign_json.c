@@ -165,7 +165,7 @@ static json_t *player_to_json(const struct campaign *c, size_t idx)
 				     "battle", p->battle_prestige,
 				     "provinces", p->province_prestige,
 				     "total", p->battle_prestige + p->province_prestige);
-	return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
+	json_t *out = json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i,"
 			 " s:s, s:b}",
 			 "key", string_or_null(p->key),
 			 "nation", string_or_null(p->nation),
@@ -183,6 +183,9 @@ static json_t *player_to_json(const struct campaign *c, size_t idx)
 			 "quiet_years", p->quiet_years,
 			 "movement_option", movement_option_name(p->movement_option),
 			 "fought_this_year", p->fought_this_year);
+	if (p->setup_by_mail) /* written only when set: older files stay as they were */
+		json_object_set_new(out, "setup_by_mail", json_true());
+	return out;
 }
 
 json_t *campaign_to_json(const struct campaign *c)
@@ -711,6 +714,7 @@ static bool read_player(struct reader *r, const json_t *o, const char *path, str
 	free(option);
 	if (r->error)
 		return false;
+	p->setup_by_mail = json_is_true(json_object_get(o, "setup_by_mail"));
 
 	const json_t *prestige = read_typed(r, o, path, "prestige", JSON_OBJECT);
 	char *ppath = xasprintf("%s.prestige", path);

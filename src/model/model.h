@@ -76,6 +76,9 @@ struct player {
 	int line;              /* campaign file line of the player's section */
 	int movement_option;   /* enum movement_option taken this year (rules 1.4) */
 	bool fought_this_year; /* took part in a battle or siege this year (rules 3.1) */
+	/* The campaign file left the field army and start open: the player
+	 * chooses them by mail (ARMY, START IN) until the campaign starts. */
+	bool setup_by_mail;
 	/* The LOSSES FIRST standing order: element types (indices in `list`)
 	 * to lose first, in order. Transient: set by the year engine from the
 	 * player's orders before the rules run, never stored; owned (free). */

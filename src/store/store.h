@@ -29,7 +29,7 @@
 
 /* The schema this build writes. Opening an older database upgrades it (each
  * step in its own transaction); a newer one is refused. */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 6
 
 enum store_status {
 	STORE_OK = 0,
@@ -132,6 +132,13 @@ int store_save_state(struct store *s, const struct campaign *c, char **errstr);
  * STORE_NOTFOUND for an unknown player. */
 int store_set_password(struct store *s, const char *who, const char *password,
 		       char **errstr);
+
+/* FORGOT PASSWORD (schema 6): stores the hash of a new password for a
+ * player beside his current one. store_check_password accepts either; the
+ * first time the new one is used it replaces the old (which then stops
+ * working). store_set_password drops a pending one. */
+int store_set_pending_password(struct store *s, const char *player_key, const char *password,
+			       char **errstr);
 
 /* True if password is who's password. False for a wrong password, an
  * unknown player or an unset password (then *errstr is left NULL), and for a

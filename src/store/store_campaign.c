@@ -9,6 +9,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Schema 6: players who set up by mail (a column of their own, written
+ * and read apart so that older schemas, which tests create, still take a
+ * campaign). */
+#define SETUP_SCHEMA 6
+
+static int save_setup_by_mail(struct store *s, const struct campaign *c, bool all,
+			      char **errstr)
+{
+	int status = STORE_OK;
+	if (store_schema_version(s) < SETUP_SCHEMA)
+		return STORE_OK;
+	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++)
+		if (all || c->players[i].setup_by_mail)
+			status = store_run(s, errstr, NULL,
+					   "UPDATE players SET setup_by_mail = ? WHERE id = ?", "BI",
+					   c->players[i].setup_by_mail, (int64_t)i);
+	return status;
+}
+
+static int load_setup_by_mail(struct store *s, struct campaign *c, char **errstr)
+{
+	if (store_schema_version(s) < SETUP_SCHEMA)
+		return STORE_OK;
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	int status = store_prepare(s, errstr, &st,
+				   "SELECT id FROM players WHERE setup_by_mail ORDER BY id", NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id < 0 || (uint64_t)id >= c->player_count)
+			status = store_corrupt(s, errstr, "setup_by_mail of no player");
+		else
+			c->players[id].setup_by_mail = true;
+	}
+	sqlite3_finalize(st);
+	return status;
+}
+
 /* ---------------------------------------------------------------- names */
 
 static const char *player_status_name(enum player_status st)
@@ -343,6 +382,8 @@ int store_init_campaign(struct store *s, const struct campaign *c, bool force, c
 	if (status == STORE_OK)
 		status = insert_players(s, c, errstr);
 	if (status == STORE_OK)
+		status = save_setup_by_mail(s, c, false, errstr);
+	if (status == STORE_OK)
 		status = insert_contingents_and_sieges(s, c, errstr);
 	return store_write_end(s, status, errstr);
 }
@@ -673,6 +714,8 @@ int store_load_campaign(struct store *s, struct campaign **out, char **errstr)
 	if (status == STORE_OK)
 		status = load_players(s, c, errstr);
 	if (status == STORE_OK)
+		status = load_setup_by_mail(s, c, errstr);
+	if (status == STORE_OK)
 		status = load_contingents_and_sieges(s, c, errstr);
 	if (status == STORE_OK && c->organiser_player >= (int)c->player_count)
 		status = store_corrupt(s, errstr, "organiser's nation is no player");
@@ -807,6 +850,8 @@ int store_save_state(struct store *s, const struct campaign *c, char **errstr)
 	sqlite3_finalize(st);
 	if (status == STORE_OK)
 		status = save_players(s, c, errstr);
+	if (status == STORE_OK)
+		status = save_setup_by_mail(s, c, true, errstr);
 	if (status == STORE_OK)
 		status = store_run(s, errstr, NULL, "DELETE FROM contingent_troops", NULL);
 	if (status == STORE_OK)

@@ -9,6 +9,8 @@
 
 /* ---------------------------------------------------------------- passwords */
 
+#define PENDING_SCHEMA 6 /* players.pending_password_hash */
+
 static bool is_organiser(const char *who)
 {
 	return strcmp(who, STORE_ORGANISER) == 0;
@@ -27,6 +29,11 @@ int store_set_password(struct store *s, const char *who, const char *password, c
 					     "UPDATE campaign SET organiser_password_hash = ? "
 					     "WHERE id = 1",
 					     "t", hash)
+				 : store_schema_version(s) >= PENDING_SCHEMA
+				 ? store_run(s, errstr, &changes,
+					     "UPDATE players SET password_hash = ?,"
+					     " pending_password_hash = NULL WHERE key = ?",
+					     "tt", hash, who)
 				 : store_run(s, errstr, &changes,
 					     "UPDATE players SET password_hash = ? WHERE key = ?",
 					     "tt", hash, who);
@@ -34,6 +41,26 @@ int store_set_password(struct store *s, const char *who, const char *password, c
 		status = store_fail(s, errstr, STORE_NOTFOUND, "holds no campaign");
 	else if (status == STORE_OK && changes == 0)
 		status = store_fail(s, errstr, STORE_NOTFOUND, "no player \"%s\"", who);
+	sodium_memzero(hash, sizeof hash);
+	return store_write_end(s, status, errstr);
+}
+
+int store_set_pending_password(struct store *s, const char *player_key, const char *password,
+			       char **errstr)
+{
+	if (store_schema_version(s) < PENDING_SCHEMA)
+		return store_fail(s, errstr, STORE_ERROR, "the schema keeps no pending password");
+	char hash[crypto_pwhash_STRBYTES];
+	if (crypto_pwhash_str(hash, password, strlen(password), s->opslimit, s->memlimit) != 0)
+		return store_fail(s, errstr, STORE_ERROR, "not enough memory to hash a password");
+	int status = store_write_begin(s, errstr);
+	int changes = 0;
+	if (status == STORE_OK)
+		status = store_run(s, errstr, &changes,
+				   "UPDATE players SET pending_password_hash = ? WHERE key = ?", "tt",
+				   hash, player_key);
+	if (status == STORE_OK && changes == 0)
+		status = store_fail(s, errstr, STORE_NOTFOUND, "no player \"%s\"", player_key);
 	sodium_memzero(hash, sizeof hash);
 	return store_write_end(s, status, errstr);
 }
@@ -67,6 +94,33 @@ static bool password_verified(struct store *s, const char *hash, const char *pas
 	return true;
 }
 
+/* The pending password (FORGOT PASSWORD) used for the first time: it
+ * becomes the password, and the old one stops working. */
+static bool pending_password_used(struct store *s, const char *who, const char *password,
+				  char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false, ok = false;
+	int status = store_prepare(s, errstr, &st,
+				   "SELECT pending_password_hash FROM players WHERE key = ?", "t", who);
+	if (status == STORE_OK)
+		status = store_step_row(s, errstr, st, &row);
+	if (status == STORE_OK && row && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		const char *hash = (const char *)sqlite3_column_text(st, 0);
+		ok = hash && password_verified(s, hash, password);
+	}
+	sqlite3_finalize(st);
+	if (!ok)
+		return false;
+	status = store_write_begin(s, errstr);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, NULL,
+				   "UPDATE players SET password_hash = pending_password_hash,"
+				   " pending_password_hash = NULL WHERE key = ?",
+				   "t", who);
+	return store_write_end(s, status, errstr) == STORE_OK;
+}
+
 bool store_check_password(struct store *s, const char *who, const char *password,
 			  char **errstr)
 {
@@ -87,5 +141,8 @@ bool store_check_password(struct store *s, const char *who, const char *password
 		ok = hash && password_verified(s, hash, password);
 	}
 	sqlite3_finalize(st);
+	if (!ok && status == STORE_OK && !is_organiser(who) &&
+	    store_schema_version(s) >= PENDING_SCHEMA)
+		ok = pending_password_used(s, who, password, errstr);
 	return ok;
 }

@@ -278,6 +278,35 @@ static bool file_contains(const char *path, const char *needle)
 	return found;
 }
 
+/* FORGOT PASSWORD: the new one beside the old until it is used. */
+static void test_pending_password(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = test_store_open(sc->db);
+	char *err = NULL;
+	ok(store_init_campaign(s, c, false, &err), &err);
+	ok(store_set_password(s, "burgundy", "OLD0-PASS-WORD-0001", &err), &err);
+	ok(store_set_pending_password(s, "burgundy", "NEW0-PASS-WORD-0002", &err), &err);
+	assert_error(store_set_pending_password(s, "england", "X", &err), STORE_NOTFOUND, &err,
+		     "no player \"england\"");
+	assert_true(store_check_password(s, "burgundy", "OLD0-PASS-WORD-0001", &err));
+	assert_false(store_check_password(s, "france", "NEW0-PASS-WORD-0002", &err));
+	assert_true(store_check_password(s, "burgundy", "NEW0-PASS-WORD-0002", &err));
+	assert_null(err);
+	/* used once: it is the password, the old one is gone */
+	assert_false(store_check_password(s, "burgundy", "OLD0-PASS-WORD-0001", &err));
+	assert_true(store_check_password(s, "burgundy", "NEW0-PASS-WORD-0002", &err));
+	/* a password set otherwise drops a pending one */
+	ok(store_set_pending_password(s, "burgundy", "NEW0-PASS-WORD-0003", &err), &err);
+	ok(store_set_password(s, "burgundy", "SET0-PASS-WORD-0004", &err), &err);
+	assert_false(store_check_password(s, "burgundy", "NEW0-PASS-WORD-0003", &err));
+	assert_true(store_check_password(s, "burgundy", "SET0-PASS-WORD-0004", &err));
+	assert_null(err);
+	store_close(s);
+	campaign_free(c);
+}
+
 static void test_passwords(void **state)
 {
 	struct scratch *sc = *state;
@@ -643,7 +672,7 @@ static void test_migration_from_v1(void **state)
 
 	/* A read-only open cannot upgrade it and says so. */
 	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err,
-		     "schema version 1 is older than 4");
+		     "schema version 1 is older than 6");
 
 	s = test_store_open(sc->db);
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
@@ -663,6 +692,48 @@ static void test_migration_from_v1(void **state)
 	free(text);
 	store_close(s);
 	campaign_free(back);
+	campaign_free(c);
+}
+
+/* Schema 6: who sets up by mail, kept from an upgraded schema 4 on. */
+static void test_migration_setup_by_mail(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = NULL;
+	char *err = NULL;
+	ok(store_open_at_version(sc->db, STORE_CREATE, 4, &s, &err), &err);
+	ok(store_init_campaign(s, c, false, &err), &err);
+	store_close(s);
+
+	s = test_store_open(sc->db);
+	assert_int_equal(store_schema_version(s), 6);
+	struct campaign *back = load(s);
+	assert_false(back->players[1].setup_by_mail);
+	back->players[1].setup_by_mail = true;
+	ok(store_save_state(s, back, &err), &err);
+	campaign_free(back);
+	back = load(s);
+	assert_false(back->players[0].setup_by_mail);
+	assert_true(back->players[1].setup_by_mail);
+	/* and cleared again when the campaign starts */
+	back->players[1].setup_by_mail = false;
+	ok(store_save_state(s, back, &err), &err);
+	campaign_free(back);
+	back = load(s);
+	assert_false(back->players[1].setup_by_mail);
+	campaign_free(back);
+	store_close(s);
+
+	/* a new campaign keeps the flag from the start */
+	c->players[0].setup_by_mail = true;
+	s = test_store_open(sc->db);
+	ok(store_init_campaign(s, c, true, &err), &err);
+	back = load(s);
+	assert_true(back->players[0].setup_by_mail);
+	assert_false(back->players[1].setup_by_mail);
+	campaign_free(back);
+	store_close(s);
 	campaign_free(c);
 }
 
@@ -687,7 +758,7 @@ static void test_refuses_unknown_files(void **state)
 	set_user_version(sc->db, 99, NULL);
 	assert_error(store_open(sc->db, 0, &s, &err), STORE_VERSION, &err,
 		     "campaign.db: database schema version 99 is newer than this campaignd"
-		     " knows (4)");
+		     " knows (6)");
 	assert_null(s);
 
 	/* Some other program's database. */
@@ -853,6 +924,8 @@ int main(void)
 		T(test_concurrent_access),
 		T(test_readonly),
 		T(test_migration_from_v1),
+		T(test_migration_setup_by_mail),
+		T(test_pending_password),
 		T(test_refuses_unknown_files),
 		T(test_example_campaign),
 		T(test_outbox_secret_and_modes),
