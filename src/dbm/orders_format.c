@@ -186,12 +186,12 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 	case ORDER_BATTLE_DESTROYED:
 	case ORDER_BATTLE_FLED:
 	case ORDER_BATTLE_WITHDRAWN:
-		strbuf_printf(&sb, " %s %d ", orders_player_key(c, o->target), o->count);
-		put_name(&sb, label_of(c, o->target, o->type));
+		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));
+		put_items(&sb, o, c, o->target, true);
 		break;
 	case ORDER_BATTLE_GENERAL_KILLED:
 		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));
-		put_name(&sb, label_of(c, o->target, o->type));
+		put_items(&sb, o, c, o->target, false);
 		break;
 	case ORDER_ORG_EXTEND:
 		strbuf_printf(&sb, " %d", o->count);

@@ -265,15 +265,16 @@ static void test_every_kind_parses(void **state)
 	assert_int_equal(o->items[1].type, CV_GEN);
 	o = only(&set, ORDER_BATTLE_DESTROYED);
 	assert_int_equal(o->target, BURGUNDY);
-	assert_int_equal(o->count, 3);
-	assert_int_equal(o->type, KN_O);
+	assert_int_equal(o->item_count, 1);
+	assert_int_equal(o->items[0].count, 3);
+	assert_int_equal(o->items[0].type, KN_O);
 	o = only(&set, ORDER_BATTLE_FLED);
 	assert_int_equal(o->target, FRANCE);
-	assert_int_equal(o->type, 1); /* France's Gendarmes */
+	assert_int_equal(o->items[0].type, 1); /* France's Gendarmes */
 	o = only(&set, ORDER_BATTLE_WITHDRAWN);
 	assert_int_equal(o->target, ENGLAND);
-	assert_int_equal(o->count, 4);
-	assert_int_equal(only(&set, ORDER_BATTLE_GENERAL_KILLED)->type, CV_GEN);
+	assert_int_equal(o->items[0].count, 4);
+	assert_int_equal(only(&set, ORDER_BATTLE_GENERAL_KILLED)->items[0].type, CV_GEN);
 	orders_set_free(&set);
 }
 
@@ -535,7 +536,54 @@ static void test_multi_word_provinces(void **state)
 				     "DESTROYED Duchy of Burgundy 2 Kn(O)\n", &set), 0);
 	o = only(&set, ORDER_BATTLE_DESTROYED);
 	assert_int_equal(o->target, BURGUNDY);
-	assert_int_equal(o->count, 2);
+	assert_int_equal(o->items[0].count, 2);
+	orders_set_free(&set);
+}
+
+/* Every result line that names elements takes a comma list, as other
+ * orders do; the canonical form writes the list back and reads the same. A
+ * loss line without the player says whose elements to name. */
+static void test_battle_lines_take_lists(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nBATTLE AT Champagne\n"
+				     "DESTROYED burgundy 2 Kn(O), 1 Bw(O)\n"
+				     "FLED burgundy 3 Ax(O) 1 Ps(O)\n"
+				     "WITHDRAWN burgundy 1 Ps(O),\n"
+				     "GENERAL KILLED burgundy Kn(S) general, Cv(O) general\n",
+			 &set), 0);
+	const struct order *o = only(&set, ORDER_BATTLE_DESTROYED);
+	assert_int_equal(o->item_count, 2);
+	assert_int_equal(o->items[0].count, 2);
+	assert_int_equal(o->items[0].type, KN_O);
+	assert_int_equal(o->items[1].count, 1);
+	assert_int_equal(o->items[1].type, BW_O);
+	o = only(&set, ORDER_BATTLE_FLED); /* the comma may be left out */
+	assert_int_equal(o->item_count, 2);
+	assert_int_equal(o->items[1].type, PS_O);
+	assert_int_equal(only(&set, ORDER_BATTLE_WITHDRAWN)->item_count, 1);
+	o = only(&set, ORDER_BATTLE_GENERAL_KILLED);
+	assert_int_equal(o->item_count, 2);
+	assert_int_equal(o->items[0].type, KN_S_GEN);
+	assert_int_equal(o->items[1].type, CV_GEN);
+	char *line = orders_format_one(only(&set, ORDER_BATTLE_DESTROYED), c, -1);
+	assert_string_equal(line, "DESTROYED burgundy 2 Kn(O), 1 Bw(O)");
+	free(line);
+	line = orders_format_one(only(&set, ORDER_BATTLE_GENERAL_KILLED), c, -1);
+	assert_string_equal(line, "GENERAL KILLED burgundy Kn(S) general, Cv(O) general");
+	free(line);
+	orders_set_free(&set);
+
+	/* errors name the element and the way to write it */
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nBATTLE AT Champagne\n"
+				     "DESTROYED 2 Kn(O)\n"
+				     "FLED burgundy 2 Kn(O), Bw(O)\n"
+				     "GENERAL KILLED burgundy Cv(O) general, Kn(O)\n",
+			 &set), 3);
+	assert_non_null(strstr(set.orders[2].error, "DESTROYED <player> <n> <element>"));
+	assert_non_null(strstr(set.orders[3].error, "is not a number"));
+	assert_non_null(strstr(set.orders[4].error, "\"Kn(O)\" is not a general"));
 	orders_set_free(&set);
 }
 
@@ -1259,6 +1307,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_did_you_mean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lines_before_and_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multi_word_provinces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_battle_lines_take_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forced_march_costs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_route_must_follow_routes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destinations, setup, teardown),

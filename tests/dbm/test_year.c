@@ -375,6 +375,97 @@ static void test_battle_report_checked_on_arrival(void **state)
 	world_free(w);
 }
 
+/* Reports compared by meaning: a comma list and the same elements on
+ * separate lines (in any order, split differently) are one result, and so
+ * are a killed general with or without his DESTROYED line. What is recorded
+ * is spelt out with the AP of each element. A real difference goes to the
+ * organiser with both reports side by side, the differing rows marked. */
+static void test_battle_reports_by_meaning(void **state)
+{
+	(void)state;
+	struct world *w = world_new((const int[]){2}, 1);
+	char why[512];
+	send(w, BURGUNDY, "INVADE Paris");
+	send(w, FRANCE, "IF INVADED Paris BATTLE");
+	RUN(w, T0, year_start(r, why, sizeof why));
+	/* the battle mail lists both armies by label and number */
+	size_t i;
+	json_t *m, *battle = NULL;
+	json_array_foreach(w->mails, i, m)
+		if (strcmp(json_string_value(json_object_get(m, "template")), "battle") == 0)
+			battle = json_object_get(m, "data");
+	assert_non_null(battle);
+	const json_t *forces = json_object_get(battle, "forces");
+	assert_int_equal(json_array_size(forces), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(forces, 0),
+							      "elements")),
+			    "2 Kn(S) general, 20 Kn(S), 30 Bw(O), 20 Ps(I)");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(forces, 1),
+							      "elements")),
+			    "2 Cv(O) general, 20 Kn(F), 40 Sp(I), 30 Bw(I), 1 Art(I)");
+
+	struct order_set a, b;
+	orders_parse("BATTLE AT Paris\nCONCEDED BY burgundy\n"
+		     "DESTROYED burgundy 2 Kn(S), 3 Bw(O)\nFLED burgundy 1 Kn(S)\n"
+		     "GENERAL KILLED burgundy Kn(S) general\nDESTROYED france 1 Kn(F)\n",
+		     w->c, BURGUNDY, &a);
+	char *as = NULL;
+	RUN(w, T0 + HOUR, as = year_battle_report_text(r, &a));
+	assert_non_null(as);
+	assert_non_null(strstr(as, "Winner: France (conceded by Burgundy)"));
+	assert_non_null(strstr(as, "Burgundy (burgundy), the attacker:"));
+	assert_non_null(strstr(as, "destroyed        1 Kn(S) general (30 AP), 2 Kn(S) (24 AP), "
+				   "3 Bw(O) (15 AP)"));
+	assert_non_null(strstr(as, "fled             1 Kn(S) (12 AP)"));
+	assert_non_null(strstr(as, "generals killed  1 Kn(S) general (30 AP)"));
+	assert_non_null(strstr(as, "destroyed        1 Kn(F) (9 AP)"));
+	assert_non_null(strstr(as, "DESTROYED burgundy 2 Kn(S)\n"));
+	free(as);
+	RUN(w, T0 + HOUR,
+	    assert_int_equal(year_battle_report(r, BURGUNDY, false, &a, why, sizeof why), 0));
+	orders_set_free(&a);
+	orders_parse("BATTLE AT Paris\nWINNER france\nDESTROYED france 1 Kn(F)\n"
+		     "DESTROYED burgundy 1 Bw(O), 1 Kn(S)\nCONCEDED BY burgundy\n"
+		     "DESTROYED burgundy 1 Kn(S), 2 Bw(O), 1 Kn(S) general\n"
+		     "FLED burgundy 1 Kn(S)\nGENERAL KILLED burgundy Kn(S) general\n",
+		     w->c, FRANCE, &b);
+	RUN(w, T0 + 2 * HOUR,
+	    assert_int_equal(year_battle_report(r, FRANCE, false, &b, why, sizeof why), 0));
+	orders_set_free(&b);
+	assert_int_equal(mails_of(w, "battle-disputed", NULL), 0);
+	assert_int_equal(w->st.step, YEAR_TURN);
+	world_free(w);
+
+	/* a real difference: both reports side by side */
+	w = world_new((const int[]){2}, 1);
+	send(w, BURGUNDY, "INVADE Paris");
+	send(w, FRANCE, "IF INVADED Paris BATTLE");
+	RUN(w, T0, year_start(r, why, sizeof why));
+	orders_parse("BATTLE AT Paris\nWINNER france\nDESTROYED burgundy 2 Kn(S)\n", w->c,
+		     BURGUNDY, &a);
+	orders_parse("BATTLE AT Paris\nWINNER france\nDESTROYED burgundy 4 Kn(S)\n"
+		     "DEMORALISED burgundy Kn(S) general\n", w->c, FRANCE, &b);
+	RUN(w, T0 + HOUR, year_battle_report(r, BURGUNDY, false, &a, why, sizeof why));
+	RUN(w, T0 + HOUR, year_battle_report(r, FRANCE, false, &b, why, sizeof why));
+	orders_set_free(&a);
+	orders_set_free(&b);
+	assert_int_equal(mails_of(w, "battle-disputed", NULL), 3);
+	const char *cmp = NULL;
+	json_array_foreach(w->mails, i, m)
+		if (strcmp(json_string_value(json_object_get(m, "template")), "battle-disputed") == 0)
+			cmp = json_string_value(json_object_get(json_object_get(m, "data"),
+								"comparison"));
+	assert_non_null(cmp);
+	assert_non_null(strstr(cmp, "Burgundy's report"));
+	assert_non_null(strstr(cmp, "France's report"));
+	assert_non_null(strstr(cmp, "  winner "));
+	assert_non_null(strstr(cmp, "| France "));
+	assert_non_null(strstr(cmp, "* Burgundy destroyed   | 2 Kn(S) (24 AP)"));
+	assert_non_null(strstr(cmp, "| 4 Kn(S) (48 AP)\n"));
+	assert_non_null(strstr(cmp, "* Burgundy demoralised | none"));
+	world_free(w);
+}
+
 /* The invaded player does not answer: at the decision's deadline the city
  * stands a siege with the army inside (6 needed); a 3 fails and costs the
  * besieger 40 AP. */
@@ -593,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_advance_orders_battle_agreed),
 		cmocka_unit_test(test_disputed_battle),
 		cmocka_unit_test(test_battle_report_checked_on_arrival),
+		cmocka_unit_test(test_battle_reports_by_meaning),
 		cmocka_unit_test(test_defence_default_siege),
 		cmocka_unit_test(test_permission_denied_by_silence),
 		cmocka_unit_test(test_permission_by_standing_order),
