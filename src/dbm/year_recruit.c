@@ -59,6 +59,56 @@ static void carry_orders(struct year_run *r, int from_year, int from_phase, enum
 	}
 }
 
+/* The player's recruitment (RECRUIT, DISMISS, RETRIEVE GENERAL) checked
+ * again against the campaign as it is now, as the reply checked it when it
+ * arrived: the lines that can no longer be carried out are taken out of his
+ * orders, each added to `refused` ({"order", "reason"}) with an
+ * order_refused event; the lines that stand are added to `kept_lines` (if
+ * not NULL). Returns the number refused. */
+static size_t recheck_recruitment(struct year_run *r, int p, json_t *refused, json_t *kept_lines)
+{
+	struct order_set orig, checked;
+	year_load_orders(r, p, &orig);
+	year_load_orders(r, p, &checked);
+	orders_validate(&checked, r->c, p);
+	struct order_set kept;
+	orders_set_init(&kept);
+	kept.player = p;
+	size_t n = 0;
+	for (size_t i = 0; i < orig.count && i < checked.count; i++) {
+		const struct order *o = &checked.orders[i];
+		bool recruitment = year_is_recruitment(o->kind);
+		if (recruitment && o->status == ORDER_ERROR) {
+			char *line = orders_format_one(&orig.orders[i], r->c, p);
+			const char *reason = o->error ? o->error : "refused";
+			json_array_append_new(refused, json_pack("{s:s, s:s}", "order",
+								 line ? line : "", "reason", reason));
+			event_emit(r->log, "order_refused", RULE_GAME_YEAR, "{s:s, s:s, s:s}",
+				   "player", pkey(r->c, p), "order", line ? line : "", "reason",
+				   reason);
+			free(line);
+			n++;
+			continue;
+		}
+		if (recruitment && o->status == ORDER_OK && kept_lines) {
+			char *line = orders_format_one(o, r->c, p);
+			if (line)
+				json_array_append_new(kept_lines, json_string(line));
+			free(line);
+		}
+		order_copy(orders_set_add(&kept), &orig.orders[i]);
+	}
+	if (n) {
+		char *text = orders_format_pending(&kept, r->c);
+		r->io->orders_save(r->io->ctx, p, r->c->year, r->c->phase, text);
+		free(text);
+	}
+	orders_set_free(&orig);
+	orders_set_free(&checked);
+	orders_set_free(&kept);
+	return n;
+}
+
 void year_begin_recruitment(struct year_run *r)
 {
 	struct campaign *c = r->c;
@@ -80,14 +130,37 @@ void year_begin_recruitment(struct year_run *r)
 						half_ap_format(player_reserve_half_ap(&c->players[p]), b),
 						"province_prestige", rules_province_prestige(c, (int)p),
 						"positions", year_positions_json(c)));
+		/* orders sent in advance were counted against the campaign as it
+		 * was then: counted again now, and the player told at once */
+		json_t *refused = json_array(), *kept = json_array();
+		recheck_recruitment(r, (int)p, refused, kept);
+		json_object_set_new(d, "has_recruitment_refused",
+				    json_boolean(json_array_size(refused) > 0));
+		json_object_set_new(d, "recruitment_refused", refused);
+		json_object_set_new(d, "has_recruitment_orders",
+				    json_boolean(json_array_size(kept) > 0));
+		json_object_set_new(d, "recruitment_orders", kept);
 		year_mail(r, "recruitment", (int)p, false, d, "%d: recruitment", c->year);
 	}
+}
+
+/* Mails the player the recruitment lines not carried out, and why. */
+static void tell_recruitment_refused(struct year_run *r, int p, json_t *refused)
+{
+	json_t *d = json_pack("{s:o}", "refused", refused);
+	year_mail(r, "recruitment-refused", p, false, d, "%d: recruitment lines not carried out",
+		  r->c->year);
 }
 
 static void apply_recruitment(struct year_run *r, int p)
 {
 	struct campaign *c = r->c;
 	const struct player *pl = &c->players[p];
+	/* what the replies accepted is carried out; a line the campaign no
+	 * longer allows (it changed since, e.g. a corrected battle) is not,
+	 * and the player is mailed why */
+	json_t *refused = json_array();
+	recheck_recruitment(r, p, refused, NULL);
 	struct order_set set;
 	year_load_orders(r, p, &set);
 	size_t types = pl->list.count + 1;
@@ -110,10 +183,21 @@ static void apply_recruitment(struct year_run *r, int p)
 		}
 	}
 	struct rules_reason why;
-	if (any_dismiss && rules_dismiss(c, p, dismiss, r->log, &why) != RULES_OK)
+	if (any_dismiss && rules_dismiss(c, p, dismiss, r->log, &why) != RULES_OK) {
 		year_refused(r, p, "DISMISS", why.text);
-	if (any_take && rules_recruit(c, p, take, r->log, &why) != RULES_OK)
+		json_array_append_new(refused, json_pack("{s:s, s:s}", "order", "DISMISS",
+							 "reason", why.text));
+	}
+	if (any_take && rules_recruit(c, p, take, r->log, &why) != RULES_OK) {
 		year_refused(r, p, "RECRUIT", why.text);
+		json_array_append_new(refused, json_pack("{s:s, s:s}", "order",
+							 "RECRUIT and RETRIEVE GENERAL", "reason",
+							 why.text));
+	}
+	if (json_array_size(refused))
+		tell_recruitment_refused(r, p, refused);
+	else
+		json_decref(refused);
 	free(dismiss);
 	free(take);
 	orders_set_free(&set);

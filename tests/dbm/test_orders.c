@@ -14,6 +14,7 @@
 #include "lib/rules_fixture.h"
 #include "model/model.h"
 #include "dbm/orders.h"
+#include "dbm/rules.h"
 #include "base/util.h"
 
 enum { FLANDERS, ARTOIS, ILE_DE_FRANCE, CHAMPAGNE, NORMANDY, KENT, CALAIS, GENEVE };
@@ -925,9 +926,70 @@ static void test_recruitment(void **state)
 	assert_error_contains(&set.orders[1], "only 10 Ax(O) in your field army");
 	assert_int_equal(set.orders[2].status, ORDER_OK);
 	assert_error_contains(&set.orders[3], "keep at least one general");
-	assert_error_contains(&set.orders[4], "no Kn(S) general in your reserve");
+	/* DISMISS goes first: the dismissed general would be in the reserve, and
+	 * retrieving him is recruiting him, against the allowance */
+	assert_error_contains(&set.orders[4], "recruited like other troops, against the "
+					      "allowance: recruitment allowance exceeded: 35 AP "
+					      "asked, 20 AP allowed");
 	assert_error_contains(&set.orders[5], "is not a general");
 	orders_set_free(&set);
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRETRIEVE GENERAL Kn(S) general\n",
+				  &set), 1);
+	assert_error_contains(&set.orders[1], "no Kn(S) general in your reserve");
+	orders_set_free(&set);
+}
+
+/* RETRIEVE GENERAL counts against the allowance with the RECRUIT lines, in
+ * the order written; the reply's notes count every line, and what the
+ * reply accepts is what rules_recruit_check accepts at the end. */
+static void test_recruitment_counted_in_full(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	/* four provinces: 40 AP; a Cv(O) general (in the reserve) costs 28 AP */
+	c->provinces[CALAIS].owner = BURGUNDY;
+	c->provinces[GENEVE].owner = BURGUNDY;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRECRUIT 1 Bw(O)\n"
+				     "RETRIEVE GENERAL Cv(O) general\nRECRUIT 2 Bw(O)\n",
+				  &set), 1);
+	assert_int_equal(set.orders[1].status, ORDER_OK);
+	assert_int_equal(set.orders[2].status, ORDER_OK);
+	assert_error_contains(&set.orders[3], "recruitment allowance exceeded: 43 AP asked, 40 AP "
+					      "allowed (10 AP for each of your 4 provinces); this "
+					      "line costs 10 AP");
+	json_t *ack = orders_ack_json(&set, NULL, c, BURGUNDY);
+	const json_t *lines = json_object_get(ack, "lines");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 1),
+									     "costs"), 0)),
+			    "5 AP; 5 AP of your allowance of 40 AP counted so far (10 AP for "
+			    "each of your 4 provinces)");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 2),
+									     "costs"), 0)),
+			    "a general from the reserve is recruited like other troops: 28 AP; "
+			    "33 AP of your allowance of 40 AP counted so far (10 AP for each of "
+			    "your 4 provinces)");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 2),
+									     "costs"), 1)),
+			    "applies in the recruitment phase, checked again when it begins");
+	json_decref(ack);
+
+	/* what the reply kept passes the rules' check at the end */
+	c->phase = PHASE_RECRUITMENT;
+	int take[8] = {0};
+	for (size_t i = 0; i < set.count; i++)
+		if (set.orders[i].status == ORDER_OK && set.orders[i].kind == ORDER_RECRUIT)
+			take[set.orders[i].type] += set.orders[i].count;
+		else if (set.orders[i].status == ORDER_OK &&
+			 set.orders[i].kind == ORDER_RETRIEVE_GENERAL)
+			take[set.orders[i].type]++;
+	struct rules_reason why;
+	assert_int_equal(rules_recruit_check(c, BURGUNDY, take, &why), RULES_OK);
+	take[BW_O] += 2; /* the refused line would not have passed */
+	assert_int_equal(rules_recruit_check(c, BURGUNDY, take, &why), RULES_REFUSED);
+	orders_set_free(&set);
+	c->phase = PHASE_CAMPAIGN;
+	c->provinces[CALAIS].owner = NO_INDEX;
+	c->provinces[GENEVE].owner = NO_INDEX;
 }
 
 static void test_diplomacy_and_leaving(void **state)
@@ -1060,7 +1122,8 @@ static void test_ack_json(void **state)
 			    "INVADE Champagne VIA Artois, Ile de France\nRECRUIT 4 Bw(O)\n");
 	json_t *recruit_costs = json_object_get(json_array_get(cur, 1), "costs");
 	assert_string_equal(json_string_value(json_array_get(recruit_costs, 0)),
-			    "20 AP of your allowance of 20 AP (10 AP for each of your 2 provinces)");
+			    "20 AP; 20 AP of your allowance of 20 AP counted so far (10 AP for each "
+			    "of your 2 provinces)");
 	json_decref(ack);
 	orders_set_free(&mail);
 	orders_set_free(&pending);
@@ -1167,6 +1230,8 @@ static void test_round_trip(void **state)
 	struct campaign *c = *state;
 	struct order_set pending, again;
 	orders_set_init(&pending);
+	/* four provinces: 40 AP pay for the Ps(O) and the retrieved general */
+	c->provinces[CALAIS].owner = c->provinces[GENEVE].owner = BURGUNDY;
 	mail_in(c, &pending,
 		"INVADE Champagne\n" /* route chosen for the player: written out with VIA */
 		"IF INVADED Artois RETREAT TO Flanders\nIF INVADED ANY SIEGE\n"
@@ -1191,6 +1256,7 @@ static void test_round_trip(void **state)
 	free(text2);
 	orders_set_free(&again);
 	orders_set_free(&pending);
+	c->provinces[CALAIS].owner = c->provinces[GENEVE].owner = NO_INDEX;
 
 	/* a contingent with a route, and names that need quoting */
 	free(c->provinces[ARTOIS].name);
@@ -1314,6 +1380,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_movement_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_contingents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recruitment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recruitment_counted_in_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diplomacy_and_leaving, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_password_never_echoed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ack_json, setup, teardown),
