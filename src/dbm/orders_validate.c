@@ -216,7 +216,7 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 			reject(o, "%srecruitment allowance exceeded: %s AP asked, %s AP allowed "
 			       "(10 AP for each of your %d province%s); this line costs %s AP",
 			       general ? "a general from the reserve is recruited like other "
-					 "troops, against the allowance: "
+					 "troops: "
 				       : "",
 			       half_ap_format(spent + cost, b2), half_ap_format(allowance, b3),
 			       provinces, provinces == 1 ? "" : "s", half_ap_format(cost, b1));

@@ -299,6 +299,37 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 		parties[k].fled = counts[k].fled;
 		parties[k].withdrawn = counts[k].withdrawn;
 	}
+	/* more troops than a force had, in the players' words (the rules'
+	 * check below says the same by party number) */
+	for (size_t k = 0; k < n; k++) {
+		const struct player *pl = &c->players[parties[k].player];
+		const struct troops *t = parties[k].contingent == NO_INDEX
+						 ? &pl->field
+						 : &c->contingents[parties[k].contingent].troops;
+		char force[160];
+		if (parties[k].contingent == NO_INDEX)
+			snprintf(force, sizeof force, "%s's army", pnation(c, parties[k].player));
+		else
+			snprintf(force, sizeof force, "%s's contingent", pnation(c, parties[k].player));
+		for (size_t ty = 0; ty < pl->list.count && t->count; ty++) {
+			int lost = counts[k].destroyed[ty] + counts[k].fled[ty] + counts[k].withdrawn[ty];
+			if (lost > t->count[ty]) {
+				year_say(why, why_size,
+					 "the report names %d %s of %s destroyed, fled or withdrawn, but "
+					 "it had %d at the battle",
+					 lost, pl->list.types[ty].label, force, t->count[ty]);
+				goto done;
+			}
+		}
+		int others = parties[k].commands - (parties[k].contingent == NO_INDEX ? 1 : 0);
+		if (parties[k].others_demoralised > others) {
+			year_say(why, why_size,
+				 "the report names %d commands of %s demoralised besides the "
+				 "C-in-C's, but it had %d",
+				 parties[k].others_demoralised, force, others);
+			goto done;
+		}
+	}
 	int loser = side_player[1 - winner_side];
 	struct battle_result res = {
 		.province = province,

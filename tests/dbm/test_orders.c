@@ -928,9 +928,8 @@ static void test_recruitment(void **state)
 	assert_error_contains(&set.orders[3], "keep at least one general");
 	/* DISMISS goes first: the dismissed general would be in the reserve, and
 	 * retrieving him is recruiting him, against the allowance */
-	assert_error_contains(&set.orders[4], "recruited like other troops, against the "
-					      "allowance: recruitment allowance exceeded: 35 AP "
-					      "asked, 20 AP allowed");
+	assert_error_contains(&set.orders[4], "recruited like other troops: recruitment "
+					      "allowance exceeded: 35 AP asked, 20 AP allowed");
 	assert_error_contains(&set.orders[5], "is not a general");
 	orders_set_free(&set);
 	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRETRIEVE GENERAL Kn(S) general\n",

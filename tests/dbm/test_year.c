@@ -345,7 +345,8 @@ static void test_battle_report_checked_on_arrival(void **state)
 	assert_int_equal(report_of(w, BURGUNDY, T0 + HOUR,
 				   "BATTLE AT Paris\nWINNER france\nDESTROYED burgundy 99 Kn(S)\n",
 				   why, sizeof why), -1);
-	assert_non_null(strstr(why, "99 destroyed"));
+	assert_non_null(strstr(why, "the report names 99 Kn(S) of Burgundy's army destroyed, fled or "
+				   "withdrawn, but it had 20 at the battle"));
 	assert_non_null(strstr(why, "not recorded"));
 	assert_int_equal(report_of(w, BURGUNDY, T0 + HOUR,
 				   "BATTLE AT Paris\nWINNER france\nCONCEDED BY france\n", why,
@@ -463,6 +464,74 @@ static void test_battle_reports_by_meaning(void **state)
 	assert_non_null(strstr(cmp, "* Burgundy destroyed   | 2 Kn(S) (24 AP)"));
 	assert_non_null(strstr(cmp, "| 4 Kn(S) (48 AP)\n"));
 	assert_non_null(strstr(cmp, "* Burgundy demoralised | none"));
+	world_free(w);
+}
+
+/* The recruitment a reply accepted is carried out; when the campaign changed
+ * since (here a province lost), the player is told: when the phase begins
+ * for orders sent in advance, at its end for orders sent during it. */
+static const json_t *last_mail_data(const struct world *w, const char *tpl, const char *to)
+{
+	const json_t *found = NULL;
+	size_t i;
+	json_t *m;
+	json_array_foreach(w->mails, i, m) {
+		const json_t *rcpt = json_object_get(m, "to");
+		if (strcmp(json_string_value(json_object_get(m, "template")), tpl) == 0 &&
+		    json_is_array(rcpt) &&
+		    strcmp(json_string_value(json_array_get(rcpt, 0)), to) == 0)
+			found = json_object_get(m, "data");
+	}
+	return found;
+}
+
+static void test_recruitment_state_changed(void **state)
+{
+	(void)state;
+	struct world *w = world_new((const int[]){2, 2}, 2); /* 1450's and 1451's sequence */
+	char why[256];
+	struct player *b = &w->c->players[BURGUNDY];
+	b->field.count[1] = 17; /* 3 Kn(S) at 12 AP in the reserve: 444 AP of 480 */
+	b->reserve.count[1] = 3;
+	b->field.count[3] = 19; /* and a Ps(I) */
+	b->reserve.count[3] = 1;
+	b->cap_half_ap = HALF_AP(480);
+	w->c->provinces[FLANDERS].owner = BURGUNDY; /* two provinces: 20 AP */
+	send(w, BURGUNDY, "NO MOVE\nRECRUIT 1 Kn(S)");
+	send(w, FRANCE, "NO MOVE");
+	w->c->provinces[FLANDERS].owner = NO_INDEX; /* lost before the recruitment: 10 AP */
+	RUN(w, T0, year_start(r, why, sizeof why));
+	assert_int_equal(w->st.step, YEAR_RECRUITMENT);
+	const json_t *d = last_mail_data(w, "recruitment", "burgundy");
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "has_recruitment_refused")));
+	const json_t *refused = json_array_get(json_object_get(d, "recruitment_refused"), 0);
+	assert_string_equal(json_string_value(json_object_get(refused, "order")),
+			    "RECRUIT 1 Kn(S)");
+	assert_non_null(strstr(json_string_value(json_object_get(refused, "reason")),
+			       "recruitment allowance exceeded: 12 AP asked, 10 AP allowed"));
+	assert_int_equal(mails_of(w, "recruitment", "france"), 1);
+	assert_false(json_is_true(json_object_get(last_mail_data(w, "recruitment", "france"),
+						  "has_recruitment_refused")));
+
+	/* sent during the phase and accepted; Flanders is lost before its end */
+	w->c->provinces[FLANDERS].owner = BURGUNDY;
+	send(w, BURGUNDY, "RECRUIT 1 Kn(S)\nRECRUIT 1 Ps(I)");
+	w->c->provinces[FLANDERS].owner = NO_INDEX;
+	RUN(w, w->st.deadline, year_advance(r));
+	assert_int_equal(w->c->phase, PHASE_CAMPAIGN);
+	d = last_mail_data(w, "recruitment-refused", "burgundy");
+	assert_non_null(d);
+	refused = json_array_get(json_object_get(d, "refused"), 0);
+	assert_string_equal(json_string_value(json_object_get(refused, "order")),
+			    "RECRUIT 1 Kn(S)");
+	assert_non_null(strstr(json_string_value(json_object_get(refused, "reason")),
+			       "12 AP asked, 10 AP allowed"));
+	assert_int_equal(json_array_size(json_object_get(d, "refused")), 1);
+	/* the rest was carried out as acknowledged */
+	assert_int_equal(b->field.count[1], 17);
+	assert_int_equal(b->field.count[3], 20);
+	assert_int_equal(mails_of(w, "recruitment-refused", "france"), 0);
 	world_free(w);
 }
 
@@ -685,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_disputed_battle),
 		cmocka_unit_test(test_battle_report_checked_on_arrival),
 		cmocka_unit_test(test_battle_reports_by_meaning),
+		cmocka_unit_test(test_recruitment_state_changed),
 		cmocka_unit_test(test_defence_default_siege),
 		cmocka_unit_test(test_permission_denied_by_silence),
 		cmocka_unit_test(test_permission_by_standing_order),
