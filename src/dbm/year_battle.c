@@ -385,7 +385,7 @@ void year_battle_dispute(struct year_run *r, const char *reason)
 	const char *a = jstr(json_object_get(pd, "reports"), jstr(pd, "attacker"));
 	const char *b = jstr(json_object_get(pd, "reports"), jstr(pd, "defender"));
 	if (a && b) {
-		char *both = year_report_side_by_side(c, pd, a, b);
+		char *both = year_report_side_by_side(c, pd, a, b, NULL);
 		json_object_set_new(d, "comparison", json_string(both));
 		free(both);
 	}
@@ -468,7 +468,12 @@ int year_battle_take_report(struct year_run *r, int player, bool organiser,
 		const char *a = jstr(reports, jstr(st->pending, "attacker"));
 		const char *b = jstr(reports, jstr(st->pending, "defender"));
 		if (strcmp(a, b) != 0) {
-			year_battle_dispute(r, "the two reports differ");
+			char *rows = NULL;
+			free(year_report_side_by_side(c, st->pending, a, b, &rows));
+			char *reason = xasprintf("the two reports differ in: %s", rows);
+			year_battle_dispute(r, reason);
+			free(reason);
+			free(rows);
 		} else {
 			*settle = text;
 			*how = "both sides";

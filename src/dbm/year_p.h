@@ -175,9 +175,10 @@ char *year_report_text(const struct campaign *c, const json_t *pending, const st
  * and label with their AP, and its generals killed. Caller frees. */
 char *year_report_summary(const struct campaign *c, const json_t *pending, const char *text);
 /* The attacker's and the defender's canonical texts side by side, one row
- * per fact, rows that differ marked with '*'. Caller frees. */
+ * per fact, rows that differ marked with '*'; *differ (if not NULL) gets
+ * the names of the rows that differ, comma-separated. Caller frees both. */
 char *year_report_side_by_side(const struct campaign *c, const json_t *pending, const char *a,
-			       const char *b);
+			       const char *b, char **differ);
 
 /* ------------------------------------------------- between steps (year_between.c) */
 

@@ -319,7 +319,7 @@ struct row {
 };
 
 char *year_report_side_by_side(const struct campaign *c, const json_t *pending, const char *a,
-			       const char *b)
+			       const char *b, char **differ)
 {
 	struct reading ra, rb;
 	read_text(&ra, c, pending, a);
@@ -358,6 +358,15 @@ char *year_report_side_by_side(const struct campaign *c, const json_t *pending, 
 	}
 	if (wa > 40)
 		wa = 40;
+	if (differ) {
+		struct strbuf d = {0};
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(rows[i].a, rows[i].b) != 0)
+				strbuf_printf(&d, "%s%s", d.len ? ", " : "", rows[i].label);
+		*differ = d.len ? strbuf_take(&d) : xstrdup("the wording only");
+		if (!d.len)
+			strbuf_free(&d);
+	}
 	char head[160];
 	snprintf(head, sizeof head, "%s's report", who_a);
 	struct strbuf sb = {0};

@@ -464,6 +464,9 @@ static void test_battle_reports_by_meaning(void **state)
 	assert_non_null(strstr(cmp, "* Burgundy destroyed   | 2 Kn(S) (24 AP)"));
 	assert_non_null(strstr(cmp, "| 4 Kn(S) (48 AP)\n"));
 	assert_non_null(strstr(cmp, "* Burgundy demoralised | none"));
+	assert_string_equal(json_string_value(json_object_get(last_event(w, "battle_disputed"),
+							      "reason")),
+			    "the two reports differ in: Burgundy destroyed, Burgundy demoralised");
 	world_free(w);
 }
 
