@@ -9,6 +9,7 @@
 #include "dbm/year_p.h"
 #include "base/util.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,8 +250,10 @@ static void put_elements(struct strbuf *sb, const struct campaign *c, int player
 		if (n[t] <= 0)
 			continue;
 		char ap[24];
+		/* a hostile report may name absurd numbers: no overflow */
+		long long half = (long long)n[t] * l->types[t].cost_half_ap;
 		strbuf_printf(sb, "%s%d %s (%s AP)", first ? "" : ", ", n[t], l->types[t].label,
-			      half_ap_format(n[t] * l->types[t].cost_half_ap, ap));
+			      half_ap_format(half > INT_MAX ? INT_MAX : (int)half, ap));
 		first = false;
 	}
 	if (first)
