@@ -62,9 +62,10 @@ static void carry_orders(struct year_run *r, int from_year, int from_phase, enum
 /* The player's recruitment (RECRUIT, DISMISS, RETRIEVE GENERAL) checked
  * again against the campaign as it is now, as the reply checked it when it
  * arrived: the lines that can no longer be carried out are taken out of his
- * orders, each added to `refused` ({"order", "reason"}) with an
- * order_refused event; the lines that stand are added to `kept_lines` (if
- * not NULL). Returns the number refused. */
+ * orders, each with an order_refused event, and either added to `refused`
+ * ({"order", "reason"}: the caller tells the player) or, with `refused`
+ * NULL, mailed to the player at once; the lines that stand are added to
+ * `kept_lines` (if not NULL). Returns the number refused. */
 static size_t recheck_recruitment(struct year_run *r, int p, json_t *refused, json_t *kept_lines)
 {
 	struct order_set orig, checked;
@@ -81,11 +82,19 @@ static size_t recheck_recruitment(struct year_run *r, int p, json_t *refused, js
 		if (recruitment && o->status == ORDER_ERROR) {
 			char *line = orders_format_one(&orig.orders[i], r->c, p);
 			const char *reason = o->error ? o->error : "refused";
-			json_array_append_new(refused, json_pack("{s:s, s:s}", "order",
-								 line ? line : "", "reason", reason));
-			event_emit(r->log, "order_refused", RULE_GAME_YEAR, "{s:s, s:s, s:s}",
-				   "player", pkey(r->c, p), "order", line ? line : "", "reason",
-				   reason);
+			if (refused) {
+				json_array_append_new(refused,
+						      json_pack("{s:s, s:s}", "order", line ? line : "",
+								"reason", reason));
+				event_emit(r->log, "order_refused", RULE_GAME_YEAR,
+					   "{s:s, s:s, s:s}", "player", pkey(r->c, p), "order",
+					   line ? line : "", "reason", reason);
+			} else {
+				year_refused_instead(r, p, line, reason,
+						     "the campaign changed since your orders were "
+						     "acknowledged; the rest of your recruitment is "
+						     "carried out as acknowledged");
+			}
 			free(line);
 			n++;
 			continue;
@@ -144,14 +153,6 @@ void year_begin_recruitment(struct year_run *r)
 	}
 }
 
-/* Mails the player the recruitment lines not carried out, and why. */
-static void tell_recruitment_refused(struct year_run *r, int p, json_t *refused)
-{
-	json_t *d = json_pack("{s:o}", "refused", refused);
-	year_mail(r, "recruitment-refused", p, false, d, "%d: recruitment lines not carried out",
-		  r->c->year);
-}
-
 static void apply_recruitment(struct year_run *r, int p)
 {
 	struct campaign *c = r->c;
@@ -159,8 +160,7 @@ static void apply_recruitment(struct year_run *r, int p)
 	/* what the replies accepted is carried out; a line the campaign no
 	 * longer allows (it changed since, e.g. a corrected battle) is not,
 	 * and the player is mailed why */
-	json_t *refused = json_array();
-	recheck_recruitment(r, p, refused, NULL);
+	recheck_recruitment(r, p, NULL, NULL);
 	struct order_set set;
 	year_load_orders(r, p, &set);
 	size_t types = pl->list.count + 1;
@@ -183,21 +183,10 @@ static void apply_recruitment(struct year_run *r, int p)
 		}
 	}
 	struct rules_reason why;
-	if (any_dismiss && rules_dismiss(c, p, dismiss, r->log, &why) != RULES_OK) {
+	if (any_dismiss && rules_dismiss(c, p, dismiss, r->log, &why) != RULES_OK)
 		year_refused(r, p, "DISMISS", why.text);
-		json_array_append_new(refused, json_pack("{s:s, s:s}", "order", "DISMISS",
-							 "reason", why.text));
-	}
-	if (any_take && rules_recruit(c, p, take, r->log, &why) != RULES_OK) {
+	if (any_take && rules_recruit(c, p, take, r->log, &why) != RULES_OK)
 		year_refused(r, p, "RECRUIT", why.text);
-		json_array_append_new(refused, json_pack("{s:s, s:s}", "order",
-							 "RECRUIT and RETRIEVE GENERAL", "reason",
-							 why.text));
-	}
-	if (json_array_size(refused))
-		tell_recruitment_refused(r, p, refused);
-	else
-		json_decref(refused);
 	free(dismiss);
 	free(take);
 	orders_set_free(&set);

@@ -523,18 +523,18 @@ static void test_recruitment_state_changed(void **state)
 	w->c->provinces[FLANDERS].owner = NO_INDEX;
 	RUN(w, w->st.deadline, year_advance(r));
 	assert_int_equal(w->c->phase, PHASE_CAMPAIGN);
-	d = last_mail_data(w, "recruitment-refused", "burgundy");
+	assert_int_equal(mails_of(w, "order-refused", "burgundy"), 1);
+	d = last_mail_data(w, "order-refused", "burgundy");
 	assert_non_null(d);
-	refused = json_array_get(json_object_get(d, "refused"), 0);
-	assert_string_equal(json_string_value(json_object_get(refused, "order")),
-			    "RECRUIT 1 Kn(S)");
-	assert_non_null(strstr(json_string_value(json_object_get(refused, "reason")),
+	assert_string_equal(json_string_value(json_object_get(d, "order")), "RECRUIT 1 Kn(S)");
+	assert_non_null(strstr(json_string_value(json_object_get(d, "reason")),
 			       "12 AP asked, 10 AP allowed"));
-	assert_int_equal(json_array_size(json_object_get(d, "refused")), 1);
+	assert_non_null(strstr(json_string_value(json_object_get(d, "instead")),
+			       "the rest of your recruitment is carried out as acknowledged"));
 	/* the rest was carried out as acknowledged */
 	assert_int_equal(b->field.count[1], 17);
 	assert_int_equal(b->field.count[3], 20);
-	assert_int_equal(mails_of(w, "recruitment-refused", "france"), 0);
+	assert_int_equal(mails_of(w, "order-refused", "france"), 0);
 	world_free(w);
 }
 
