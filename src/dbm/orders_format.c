@@ -194,12 +194,12 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 	case ORDER_BATTLE_DESTROYED:
 	case ORDER_BATTLE_FLED:
 	case ORDER_BATTLE_WITHDRAWN:
-		strbuf_printf(&sb, " %s %d ", orders_player_key(c, o->target), o->count);
-		put_name(&sb, label_of(c, o->target, o->type));
+		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));
+		put_items(&sb, o, c, o->target, true);
 		break;
 	case ORDER_BATTLE_GENERAL_KILLED:
 		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));
-		put_name(&sb, label_of(c, o->target, o->type));
+		put_items(&sb, o, c, o->target, false);
 		break;
 	case ORDER_ORG_EXTEND:
 		strbuf_printf(&sb, " %d", o->count);
@@ -415,10 +415,45 @@ static void defence_notes(const struct order *o, const struct campaign *c, int p
 	strbuf_free(&far);
 }
 
+/* RECRUIT and RETRIEVE GENERAL: what the line costs and the running total
+ * against the allowance (*spent: the lines before it, in the same list). */
+static void recruit_notes(const struct order *o, const struct campaign *c, int player,
+			  int *spent, json_t *notes)
+{
+	const struct player *pl = &c->players[player];
+	if (o->type < 0 || (size_t)o->type >= pl->list.count)
+		return;
+	const struct element_type *t = &pl->list.types[o->type];
+	int cost = (o->kind == ORDER_RETRIEVE_GENERAL ? 1 : o->count) * t->cost_half_ap;
+	*spent += cost;
+	int provinces = player_province_count(c, player);
+	char b1[16], b2[16], b3[16];
+	note(notes, "%s%s AP; %s AP of your allowance of %s AP counted so far (10 AP for each of "
+		    "your %d province%s)",
+	     o->kind == ORDER_RETRIEVE_GENERAL
+		     ? "a general from the reserve is recruited like other troops: "
+		     : "",
+	     half_ap_format(cost, b1), half_ap_format(*spent, b2),
+	     half_ap_format(ORDERS_RECRUIT_HALF_AP_PER_PROVINCE * provinces, b3), provinces,
+	     provinces == 1 ? "" : "s");
+	if (c->phase != PHASE_RECRUITMENT)
+		note(notes, "applies in the recruitment phase, checked again when it begins");
+}
+
+static void cost_notes(const struct order *o, const struct campaign *c, int player, int *spent,
+		       json_t *notes);
+
 void orders_cost_notes(const struct order *o, const struct campaign *c, int player,
 		       json_t *notes)
 {
-	char b1[16], b2[16];
+	int spent = 0;
+	cost_notes(o, c, player, &spent, notes);
+}
+
+static void cost_notes(const struct order *o, const struct campaign *c, int player, int *spent,
+		       json_t *notes)
+{
+	char b1[16];
 	if (o->status != ORDER_OK || player < 0 || (size_t)player >= c->player_count)
 		return;
 	const struct player *pl = &c->players[player];
@@ -443,28 +478,14 @@ void orders_cost_notes(const struct order *o, const struct campaign *c, int play
 		}
 		break;
 	}
-	case ORDER_RECRUIT: {
-		const struct element_type *t = &pl->list.types[o->type];
-		note(notes, "%s AP of your allowance of %s AP (10 AP for each of your %d provinces)",
-		     half_ap_format(o->count * t->cost_half_ap, b1),
-		     half_ap_format(ORDERS_RECRUIT_HALF_AP_PER_PROVINCE *
-				    player_province_count(c, player), b2),
-		     player_province_count(c, player));
-		if (c->phase != PHASE_RECRUITMENT)
-			note(notes, "applies in the recruitment phase");
+	case ORDER_RECRUIT:
+	case ORDER_RETRIEVE_GENERAL:
+		recruit_notes(o, c, player, spent, notes);
 		break;
-	}
 	case ORDER_DISMISS: {
 		const struct element_type *t = &pl->list.types[o->type];
 		note(notes, "to the reserve: " MINUS "%s AP from your field army",
 		     half_ap_format(o->count * t->cost_half_ap, b1));
-		break;
-	}
-	case ORDER_RETRIEVE_GENERAL: {
-		const struct element_type *t = &pl->list.types[o->type];
-		if (c->phase == PHASE_CAMPAIGN)
-			note(notes, "in the campaign phase: troops worth %s AP go to the reserve in "
-			     "exchange", half_ap_format(t->cost_half_ap, b1));
 		break;
 	}
 	case ORDER_IF_INVADED:
@@ -493,7 +514,7 @@ static const char *status_word(enum order_status s)
 }
 
 static json_t *order_json(const struct order *o, const struct campaign *c, int player,
-			  bool with_line)
+			  bool with_line, int *spent)
 {
 	json_t *j = json_object();
 	json_t *notes = json_array();
@@ -516,7 +537,7 @@ static json_t *order_json(const struct order *o, const struct campaign *c, int p
 		json_object_set_new(j, "error", json_string(o->error));
 	if (o->guess)
 		json_object_set_new(j, "guess", json_string(o->guess));
-	orders_cost_notes(o, c, player, notes);
+	cost_notes(o, c, player, spent, notes);
 	json_object_set_new(j, "has_costs", json_boolean(json_array_size(notes) > 0));
 	json_object_set_new(j, "costs", notes);
 	return j;
@@ -539,14 +560,17 @@ json_t *orders_ack_json(const struct order_set *mail_orders, const struct order_
 		json_object_set_new(ack, "campaign", json_string(c->name));
 	json_object_set_new(ack, "year", json_integer(c->year));
 	json_object_set_new(ack, "phase", json_string(campaign_phase_name(c->phase)));
+	int spent = 0;
 	for (size_t i = 0; i < mail_orders->count; i++)
-		json_array_append_new(lines, order_json(&mail_orders->orders[i], c, player, true));
+		json_array_append_new(lines,
+				      order_json(&mail_orders->orders[i], c, player, true, &spent));
+	spent = 0;
 	size_t kept = 0;
 	for (size_t i = 0; current && i < current->count; i++) {
 		const struct order *o = &current->orders[i];
 		if (o->status != ORDER_OK || !order_kind_is_kept(o->kind))
 			continue;
-		json_array_append_new(orders, order_json(o, c, player, false));
+		json_array_append_new(orders, order_json(o, c, player, false, &spent));
 		kept++;
 	}
 	char *text = current ? orders_format_pending(current, c) : xstrdup("");

@@ -342,29 +342,49 @@ static void parse_battle_demoralised(struct parser *p)
 	} while (!orders_at_end(p));
 }
 
+/* DESTROYED, FLED, WITHDRAWN <player> <n> <element>, <n> <element> ... */
 static void parse_battle_losses(struct parser *p)
 {
 	if (!in_battle(p))
 		return;
+	if (orders_is_number_at(p, p->pos)) {
+		orders_fail(p, "name whose elements they are: %s <player> <n> <element>, ...",
+			    order_kind_keyword(p->o->kind));
+		return;
+	}
 	p->o->target = orders_match_player(p, NULL, true);
-	orders_read_int(p, "number of elements", 1, 999, &p->o->count);
-	p->o->type = orders_match_label(p, p->o->target, NULL);
-	orders_expect_end(p, "the element");
+	do {
+		int count = 0;
+		if (!orders_read_int(p, "number of elements", 1, 999, &count))
+			return;
+		int type = orders_match_label(p, p->o->target, NULL);
+		if (type < 0)
+			return;
+		orders_push_item(p->o, count, type);
+		orders_accept_comma(p);
+	} while (!orders_failed(p) && !orders_at_end(p));
 }
 
+/* GENERAL KILLED <player> <general's element>, ... */
 static void parse_battle_general_killed(struct parser *p)
 {
 	if (!in_battle(p))
 		return;
 	p->o->target = orders_match_player(p, NULL, false);
-	size_t at = p->pos;
-	p->o->type = orders_match_label(p, p->o->target, NULL);
-	orders_expect_end(p, "the general");
-	if (!orders_failed(p) && !p->c->players[p->o->target].list.types[p->o->type].general) {
-		char *t = orders_span_text(p, at, p->pos);
-		orders_fail(p, "\"%s\" is not a general", t);
-		free(t);
-	}
+	do {
+		size_t at = p->pos;
+		int type = orders_match_label(p, p->o->target, NULL);
+		if (type < 0)
+			return;
+		if (!p->c->players[p->o->target].list.types[type].general) {
+			char *t = orders_span_text(p, at, p->pos);
+			orders_fail(p, "\"%s\" is not a general", t);
+			free(t);
+			return;
+		}
+		orders_push_item(p->o, 1, type);
+		orders_accept_comma(p);
+	} while (!orders_failed(p) && !orders_at_end(p));
 }
 
 static void parse_extend(struct parser *p)

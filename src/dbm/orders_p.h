@@ -83,6 +83,8 @@ bool orders_accept(struct parser *p, const char *word);
 bool orders_accept_comma(struct parser *p);
 void orders_expect_end(struct parser *p, const char *after);
 bool orders_read_int(struct parser *p, const char *what, int min, int max, int *value);
+/* True if token i is a whole number (not quoted). */
+bool orders_is_number_at(const struct parser *p, size_t i);
 /* Names at the current token (-1 and an error with a guess if unknown). */
 int orders_match_province(struct parser *p, const char *const *stops);
 int orders_match_player(struct parser *p, const char *const *stops, bool stop_at_number);

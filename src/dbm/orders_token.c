@@ -374,6 +374,12 @@ bool orders_read_int(struct parser *p, const char *what, int min, int max, int *
 	return true;
 }
 
+bool orders_is_number_at(const struct parser *p, size_t i)
+{
+	int dummy;
+	return i < p->end && !p->toks[i].quoted && !p->toks[i].comma && tok_int(&p->toks[i], &dummy);
+}
+
 /* Words that end a name in the middle of a line. Quoted names never end. */
 static bool is_stop(const struct parser *p, size_t i, const char *const *stops, bool stop_at_number)
 {

@@ -129,94 +129,141 @@ static void validate_contingent(struct order *o, const struct campaign *c, int p
 	free(wanted);
 }
 
+/* The recruitment counted in full, as it is applied at the end of the
+ * recruitment phase (rules 3.1; rules_dismiss then rules_recruit_check, to
+ * which this must keep agreeing): every DISMISS first, then every RECRUIT
+ * and RETRIEVE GENERAL in the order written (a general taken from the
+ * reserve is recruited like other troops, against the allowance), then the
+ * list minimums. A line that cannot be paid for, or breaks a limit, is
+ * refused with the reason; the lines kept are what will be applied. */
 static void validate_recruitment(struct order_set *set, const struct campaign *c, int player)
 {
 	const struct player *pl = &c->players[player];
 	size_t n = pl->list.count;
-	int *recruit = xcalloc(n + 1, sizeof *recruit);
-	int *dismiss = xcalloc(n + 1, sizeof *dismiss);
-	int *retrieve = xcalloc(n + 1, sizeof *retrieve);
-	int allowance = ORDERS_RECRUIT_HALF_AP_PER_PROVINCE * player_province_count(c, player);
-	int spent = 0, field_half_ap = player_field_half_ap(pl);
-	char b1[16], b2[16];
 	if (!pl->field.count || !pl->reserve.count)
-		goto done;
+		return;
+	int *have = xcalloc(n + 1, sizeof *have);
+	int *reserve = xcalloc(n + 1, sizeof *reserve);
+	int *dismiss = xcalloc(n + 1, sizeof *dismiss);
+	int *take = xcalloc(n + 1, sizeof *take);
+	/* the army: the field army and the contingents out */
+	int army = player_field_half_ap(pl);
+	for (size_t i = 0; i < n; i++) {
+		have[i] = pl->field.count[i];
+		reserve[i] = pl->reserve.count[i];
+	}
+	for (size_t k = 0; k < c->contingent_count; k++) {
+		const struct contingent *ct = &c->contingents[k];
+		if (ct->owner != player || !ct->troops.count)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			have[i] += ct->troops.count[i];
+		army += troops_half_ap(&pl->list, &ct->troops);
+	}
+	int provinces = player_province_count(c, player);
+	int allowance = ORDERS_RECRUIT_HALF_AP_PER_PROVINCE * provinces;
+	char b1[16], b2[16], b3[16];
 
+	int generals = troops_generals(&pl->list, &pl->field);
 	for (size_t i = 0; i < set->count; i++) {
 		struct order *o = &set->orders[i];
-		if (o->status != ORDER_OK || !orders_kind_is_recruitment(o->kind) || o->type < 0)
+		if (o->status != ORDER_OK || o->kind != ORDER_DISMISS || o->type < 0 ||
+		    (size_t)o->type >= n)
 			continue;
 		const struct element_type *t = &pl->list.types[o->type];
-		int field = pl->field.count[o->type], reserve = pl->reserve.count[o->type];
-		if (o->kind == ORDER_RECRUIT) {
-			if (recruit[o->type] + retrieve[o->type] + o->count > reserve) {
-				reject(o, "only %d %s in your reserve", reserve - recruit[o->type] -
-				       retrieve[o->type], t->label);
-				continue;
-			}
-			if (field + recruit[o->type] + o->count - dismiss[o->type] > t->list_max) {
-				reject(o, "your army list allows at most %d %s (you have %d)",
-				       t->list_max, t->label, field);
-				continue;
-			}
-			int cost = o->count * t->cost_half_ap;
-			if (spent + cost > allowance) {
-				reject(o, "recruitment allowance exceeded: %s AP asked, %s AP allowed "
-				       "(10 AP for each of your %d provinces)",
-				       half_ap_format(spent + cost, b1), half_ap_format(allowance, b2),
-				       player_province_count(c, player));
-				continue;
-			}
-			if (field_half_ap + spent + cost > pl->cap_half_ap) {
-				reject(o, "your field army may not exceed %s AP",
-				       half_ap_format(pl->cap_half_ap, b1));
-				continue;
-			}
-			spent += cost;
-			recruit[o->type] += o->count;
-		} else if (o->kind == ORDER_DISMISS) {
-			if (dismiss[o->type] + o->count > field) {
-				reject(o, "only %d %s in your field army", field - dismiss[o->type],
-				       t->label);
-				continue;
-			}
-			int generals = troops_generals(&pl->list, &pl->field);
-			for (size_t j = 0; j < n; j++)
-				if (pl->list.types[j].general)
-					generals -= dismiss[j];
-			if (t->general && generals - o->count < 1) {
-				reject(o, "you must keep at least one general");
-				continue;
-			}
-			dismiss[o->type] += o->count;
-		} else {
-			if (recruit[o->type] + retrieve[o->type] + 1 > reserve) {
-				reject(o, "no %s in your reserve", t->label);
-				continue;
-			}
-			retrieve[o->type]++;
+		if (dismiss[o->type] + o->count > pl->field.count[o->type]) {
+			reject(o, "only %d %s in your field army",
+			       pl->field.count[o->type] - dismiss[o->type], t->label);
+			continue;
 		}
+		if (t->general && generals - o->count < 1) {
+			reject(o, "you must keep at least one general");
+			continue;
+		}
+		dismiss[o->type] += o->count;
+		if (t->general)
+			generals -= o->count;
 	}
-	/* rules 3.1: list minimums are filled before any other troops */
+	for (size_t i = 0; i < n; i++) {
+		have[i] -= dismiss[i];
+		reserve[i] += dismiss[i];
+		army -= dismiss[i] * pl->list.types[i].cost_half_ap;
+	}
+
+	int spent = 0;
 	for (size_t i = 0; i < set->count; i++) {
 		struct order *o = &set->orders[i];
-		if (o->status != ORDER_OK || o->kind != ORDER_RECRUIT)
+		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= n ||
+		    (o->kind != ORDER_RECRUIT && o->kind != ORDER_RETRIEVE_GENERAL))
 			continue;
-		for (size_t j = 0; j < n; j++) {
-			const struct element_type *t = &pl->list.types[j];
-			int have = pl->field.count[j] + recruit[j] - dismiss[j];
-			int can = pl->reserve.count[j] - recruit[j];
-			if ((int)j == o->type || have >= t->list_min || can <= 0)
-				continue;
-			reject(o, "fill your list minimum of %s first (%d short)", t->label,
-			       t->list_min - have);
-			break;
+		const struct element_type *t = &pl->list.types[o->type];
+		bool general = o->kind == ORDER_RETRIEVE_GENERAL;
+		int k = general ? 1 : o->count;
+		int left = reserve[o->type] - take[o->type];
+		if (k > left) {
+			if (left > 0)
+				reject(o, "only %d %s in your reserve", left, t->label);
+			else
+				reject(o, "no %s in your reserve", t->label);
+			continue;
 		}
+		if (t->list_max > 0 && have[o->type] + take[o->type] + k > t->list_max) {
+			reject(o, "your army list allows at most %d %s (your army would have %d)",
+			       t->list_max, t->label, have[o->type] + take[o->type] + k);
+			continue;
+		}
+		int cost = k * t->cost_half_ap;
+		if (spent + cost > allowance) {
+			reject(o, "%srecruitment allowance exceeded: %s AP asked, %s AP allowed "
+			       "(10 AP for each of your %d province%s); this line costs %s AP",
+			       general ? "a general from the reserve is recruited like other "
+					 "troops: "
+				       : "",
+			       half_ap_format(spent + cost, b2), half_ap_format(allowance, b3),
+			       provinces, provinces == 1 ? "" : "s", half_ap_format(cost, b1));
+			continue;
+		}
+		if (army + spent + cost > pl->cap_half_ap) {
+			reject(o, "your army would be %s AP, above its ceiling of %s AP",
+			       half_ap_format(army + spent + cost, b1),
+			       half_ap_format(pl->cap_half_ap, b2));
+			continue;
+		}
+		take[o->type] += k;
+		spent += cost;
 	}
-done:
-	free(recruit);
+
+	/* rules 3.1: list minimums are filled before any other troops */
+	int short_type = -1;
+	for (size_t j = 0; j < n && short_type < 0; j++) {
+		int deficit = pl->list.types[j].list_min - have[j];
+		if (deficit > reserve[j])
+			deficit = reserve[j];
+		if (deficit > 0 && take[j] < deficit)
+			short_type = (int)j;
+	}
+	for (size_t i = set->count; short_type >= 0 && i-- > 0;) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= n ||
+		    (o->kind != ORDER_RECRUIT && o->kind != ORDER_RETRIEVE_GENERAL))
+			continue;
+		int deficit = pl->list.types[o->type].list_min - have[o->type];
+		if (deficit > reserve[o->type])
+			deficit = reserve[o->type];
+		if (deficit < 0)
+			deficit = 0;
+		if (take[o->type] <= deficit)
+			continue;
+		const struct element_type *s = &pl->list.types[short_type];
+		int k = o->kind == ORDER_RETRIEVE_GENERAL ? 1 : o->count;
+		reject(o, "fill your list minimum of %s first (%d short)", s->label,
+		       s->list_min - have[short_type] - take[short_type]);
+		take[o->type] -= k;
+	}
+	free(have);
+	free(reserve);
 	free(dismiss);
-	free(retrieve);
+	free(take);
 }
 
 /* ARMY and START IN: before the start, for a player setting up by mail. */

@@ -167,9 +167,11 @@ int year_battle_report(struct year_run *r, int player, bool organiser,
 		       const struct order_set *set, char *why, size_t why_size);
 /* True if the set holds battle result lines. */
 bool year_set_has_battle_lines(const struct order_set *set);
-/* The result lines of `set` for the battle waiting for its result, as they
- * are recorded and compared (one line each, sorted, the winner named), or
- * NULL if no battle waits or the set has no line for it. */
+/* The result of `set` for the battle waiting for its result as it would be
+ * recorded: spelt out (the winner, each force's elements destroyed, fled and
+ * demoralised with their AP, generals killed), then the lines as they are
+ * recorded and compared (one fact a line, sorted, the winner named); NULL if
+ * no battle waits or the set has no line for it. */
 char *year_battle_report_text(const struct year_run *r, const struct order_set *set);
 
 /* The name of the current step ("turn-burgundy", "decision-england",

@@ -22,12 +22,48 @@ static int retreat_preference(struct year_run *r, int player)
 	return p;
 }
 
+/* "2 Kn(S) general, 20 Kn(S)": the elements of `t` by number and label. */
+static char *elements_text(const struct army_list *l, const struct troops *t)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	bool first = true;
+	for (size_t i = 0; i < l->count && t->count; i++) {
+		if (t->count[i] <= 0)
+			continue;
+		strbuf_printf(&sb, "%s%d %s", first ? "" : ", ", t->count[i], l->types[i].label);
+		first = false;
+	}
+	if (first)
+		strbuf_puts(&sb, "no elements");
+	return strbuf_take(&sb);
+}
+
+static json_t *force_json(const struct campaign *c, int player, const struct troops *t,
+			  const char *role)
+{
+	const struct army_list *l = &c->players[player].list;
+	char *els = elements_text(l, t);
+	char ap[24];
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s}", "player", pkey(c, player), "nation",
+			      pnation(c, player), "role", role, "elements", els, "ap",
+			      half_ap_format(troops_half_ap(l, t), ap));
+	free(els);
+	return j;
+}
+
 /* The contingents in a battle: arrived ones are listed in pending. */
 void year_start_battle(struct year_run *r, int attacker, int defender, int province,
 		       int came_from)
 {
 	struct campaign *c = r->c;
 	json_t *arrived = json_array();
+	/* what each side may report: the forces as they stand now */
+	json_t *forces = json_array();
+	json_array_append_new(forces, force_json(c, attacker, &c->players[attacker].field,
+						 "the attacker, field army"));
+	json_array_append_new(forces, force_json(c, defender, &c->players[defender].field,
+						 "the defender, field army"));
 	int side_ap[2] = {player_field_half_ap(&c->players[attacker]),
 			  player_field_half_ap(&c->players[defender])};
 	for (size_t k = 0; k < c->contingent_count; k++) {
@@ -45,6 +81,9 @@ void year_start_battle(struct year_run *r, int attacker, int defender, int provi
 			continue;
 		int ap = troops_half_ap(&c->players[ct->owner].list, &ct->troops);
 		side_ap[side] += ap;
+		char *role = xasprintf("contingent with %s", pnation(c, side ? defender : attacker));
+		json_array_append_new(forces, force_json(c, ct->owner, &ct->troops, role));
+		free(role);
 		char buf[24];
 		json_array_append_new(arrived,
 				      json_pack("{s:s, s:s, s:s, s:i, s:s, s:b}", "owner",
@@ -81,10 +120,11 @@ void year_start_battle(struct year_run *r, int attacker, int defender, int provi
 					"attacker_ap", half_ap_format(side_ap[0], a), "report_example",
 					""));
 	char *example = xasprintf("BATTLE AT %s\nWINNER %s\nDEMORALISED %s <general's element>\n"
-				  "DESTROYED %s <n> <element>\nFLED %s <n> <element>",
+				  "DESTROYED %s <n> <element>, <n> <element>\nFLED %s <n> <element>",
 				  prov_name(c, province), pkey(c, attacker), pkey(c, defender),
 				  pkey(c, defender), pkey(c, attacker));
 	json_object_set_new(d, "report_example", json_string(example));
+	json_object_set_new(d, "forces", forces);
 	free(example);
 	year_mail(r, "battle", NO_INDEX, true, d, "%d: battle at %s", c->year, prov_name(c, province));
 }
@@ -98,63 +138,19 @@ bool year_set_has_battle_lines(const struct order_set *set)
 	return false;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The canonical text of the set's result lines for the battle at
- * `province` (BATTLE AT first, the rest sorted so the order of lines does
- * not matter), or NULL if it holds none. */
-static char *report_text(const struct campaign *c, const json_t *pending,
-			 const struct order_set *set, int province)
-{
-	char **lines = xcalloc(set->count + 2, sizeof *lines);
-	size_t n = 0;
-	bool has_winner = false;
-	int gave_up = NO_INDEX;
-	for (size_t i = 0; i < set->count; i++) {
-		const struct order *o = &set->orders[i];
-		if (o->status != ORDER_OK || o->kind <= ORDER_BATTLE_AT ||
-		    o->kind > ORDER_BATTLE_GENERAL_KILLED || o->province != province)
-			continue;
-		if (o->kind == ORDER_BATTLE_WINNER)
-			has_winner = true;
-		else if (o->kind == ORDER_BATTLE_CONCEDED || o->kind == ORDER_BATTLE_WITHDRAWAL)
-			gave_up = o->target;
-		lines[n++] = orders_format_one(o, c, -1);
-	}
-	/* "CONCEDED BY b" alone means "WINNER a" as well: the same result is
-	 * written the same way, so two reports that mean the same agree. */
-	if (n && !has_winner && gave_up != NO_INDEX && pending) {
-		int side[2] = {find_player(c, jstr(pending, "attacker")),
-			       find_player(c, jstr(pending, "defender"))};
-		int other = gave_up == side[0] ? side[1] : gave_up == side[1] ? side[0] : NO_INDEX;
-		if (other != NO_INDEX) {
-			struct order w = {.kind = ORDER_BATTLE_WINNER, .target = other,
-					  .province = province};
-			lines[n++] = orders_format_one(&w, c, -1);
-		}
-	}
-	qsort(lines, n, sizeof *lines, cmp_str);
-	struct strbuf sb = {0};
-	if (n) {
-		strbuf_printf(&sb, "BATTLE AT %s\n", prov_name(c, province));
-		for (size_t i = 0; i < n; i++)
-			strbuf_printf(&sb, "%s\n", lines[i] ? lines[i] : "");
-	}
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-	return n ? strbuf_take(&sb) : NULL;
-}
-
 char *year_battle_report_text(const struct year_run *r, const struct order_set *set)
 {
 	if (r->st->step != YEAR_BATTLE)
 		return NULL;
 	int province = find_province(r->c, jstr(r->st->pending, "province"));
-	return report_text(r->c, r->st->pending, set, province);
+	char *text = year_report_text(r->c, r->st->pending, set, province);
+	if (!text)
+		return NULL;
+	char *summary = year_report_summary(r->c, r->st->pending, text);
+	char *both = xasprintf("%s\nIn the report's own form:\n%s", summary, text);
+	free(summary);
+	free(text);
+	return both;
 }
 
 /* Counts per element type for one force in the battle. */
@@ -259,17 +255,17 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 			}
 			break;
 		case ORDER_BATTLE_DESTROYED:
-			counts[party].destroyed[o->type] += o->count;
-			break;
 		case ORDER_BATTLE_FLED:
-			counts[party].fled[o->type] += o->count;
-			break;
 		case ORDER_BATTLE_WITHDRAWN:
-			counts[party].withdrawn[o->type] += o->count;
+		case ORDER_BATTLE_GENERAL_KILLED: {
+			int *to = o->kind == ORDER_BATTLE_DESTROYED ? counts[party].destroyed
+				  : o->kind == ORDER_BATTLE_FLED    ? counts[party].fled
+				  : o->kind == ORDER_BATTLE_WITHDRAWN ? counts[party].withdrawn
+								      : counts[party].killed;
+			for (size_t it = 0; it < o->item_count; it++)
+				to[o->items[it].type] += o->items[it].count;
 			break;
-		case ORDER_BATTLE_GENERAL_KILLED:
-			counts[party].killed[o->type]++;
-			break;
+		}
 		default:
 			break;
 		}
@@ -302,6 +298,37 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 		parties[k].destroyed = counts[k].destroyed;
 		parties[k].fled = counts[k].fled;
 		parties[k].withdrawn = counts[k].withdrawn;
+	}
+	/* more troops than a force had, in the players' words (the rules'
+	 * check below says the same by party number) */
+	for (size_t k = 0; k < n; k++) {
+		const struct player *pl = &c->players[parties[k].player];
+		const struct troops *t = parties[k].contingent == NO_INDEX
+						 ? &pl->field
+						 : &c->contingents[parties[k].contingent].troops;
+		char force[160];
+		if (parties[k].contingent == NO_INDEX)
+			snprintf(force, sizeof force, "%s's army", pnation(c, parties[k].player));
+		else
+			snprintf(force, sizeof force, "%s's contingent", pnation(c, parties[k].player));
+		for (size_t ty = 0; ty < pl->list.count && t->count; ty++) {
+			int lost = counts[k].destroyed[ty] + counts[k].fled[ty] + counts[k].withdrawn[ty];
+			if (lost > t->count[ty]) {
+				year_say(why, why_size,
+					 "the report names %d %s of %s destroyed, fled or withdrawn, but "
+					 "it had %d at the battle",
+					 lost, pl->list.types[ty].label, force, t->count[ty]);
+				goto done;
+			}
+		}
+		int others = parties[k].commands - (parties[k].contingent == NO_INDEX ? 1 : 0);
+		if (parties[k].others_demoralised > others) {
+			year_say(why, why_size,
+				 "the report names %d commands of %s demoralised besides the "
+				 "C-in-C's, but it had %d",
+				 parties[k].others_demoralised, force, others);
+			goto done;
+		}
 	}
 	int loser = side_player[1 - winner_side];
 	struct battle_result res = {
@@ -355,6 +382,13 @@ void year_battle_dispute(struct year_run *r, const char *reason)
 		json_array_append_new(list, json_pack("{s:s, s:s, s:O}", "player", k, "nation",
 						      pnation(c, find_player(c, k)), "text", v));
 	json_object_set_new(d, "report_list", list);
+	const char *a = jstr(json_object_get(pd, "reports"), jstr(pd, "attacker"));
+	const char *b = jstr(json_object_get(pd, "reports"), jstr(pd, "defender"));
+	if (a && b) {
+		char *both = year_report_side_by_side(c, pd, a, b, NULL);
+		json_object_set_new(d, "comparison", json_string(both));
+		free(both);
+	}
 	for (int s = 0; s < 2; s++)
 		year_mail(r, "battle-disputed", find_player(c, jstr(pd, s ? "defender" : "attacker")),
 			  false, json_deep_copy(d), "%d: the battle at %s needs the organiser", c->year,
@@ -392,7 +426,7 @@ int year_battle_take_report(struct year_run *r, int player, bool organiser,
 			 set->errors, set->errors == 1 ? "" : "s");
 		return -1;
 	}
-	char *text = report_text(c, st->pending, set, province);
+	char *text = year_report_text(c, st->pending, set, province);
 	if (!text) {
 		year_say(why, why_size, "the result lines are not for the battle at %s, the one "
 					"waiting for its result", prov_name(c, province));
@@ -434,7 +468,12 @@ int year_battle_take_report(struct year_run *r, int player, bool organiser,
 		const char *a = jstr(reports, jstr(st->pending, "attacker"));
 		const char *b = jstr(reports, jstr(st->pending, "defender"));
 		if (strcmp(a, b) != 0) {
-			year_battle_dispute(r, "the two reports differ");
+			char *rows = NULL;
+			free(year_report_side_by_side(c, st->pending, a, b, &rows));
+			char *reason = xasprintf("the two reports differ in: %s", rows);
+			year_battle_dispute(r, reason);
+			free(reason);
+			free(rows);
 		} else {
 			*settle = text;
 			*how = "both sides";

@@ -160,6 +160,26 @@ char *year_battle_sole_report(struct year_run *r);
 /* The organiser must decide: the deadline is lifted, both sides told. */
 void year_battle_dispute(struct year_run *r, const char *reason);
 
+/* ---------------------------------------------------------------- battle reports (year_report.c) */
+
+/* The canonical text of the set's result lines for the battle at
+ * `province` (pending: the battle's data), or NULL if it holds none: BATTLE
+ * AT first, then one line per fact, sorted, so two reports that mean the
+ * same have the same text (a lone CONCEDED BY or WITHDRAWAL BY names the
+ * winner, lines for the same elements add up, comma lists are split, a
+ * killed general is a destroyed element). Caller frees. */
+char *year_report_text(const struct campaign *c, const json_t *pending, const struct order_set *set,
+		       int province);
+/* A canonical text spelt out: the winner and how the battle ended, then for
+ * each force its elements destroyed, fled (withdrawn), demoralised by number
+ * and label with their AP, and its generals killed. Caller frees. */
+char *year_report_summary(const struct campaign *c, const json_t *pending, const char *text);
+/* The attacker's and the defender's canonical texts side by side, one row
+ * per fact, rows that differ marked with '*'; *differ (if not NULL) gets
+ * the names of the rows that differ, comma-separated. Caller frees both. */
+char *year_report_side_by_side(const struct campaign *c, const json_t *pending, const char *a,
+			       const char *b, char **differ);
+
 /* ------------------------------------------------- between steps (year_between.c) */
 
 /* LEAVE CAMPAIGN, RECALL CONTINGENTS and accepted tributary requests at a

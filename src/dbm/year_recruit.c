@@ -97,6 +97,65 @@ static void recruitment_lists(const struct campaign *c, int p, json_t *d)
 	json_object_set_new(d, "recruitable", may);
 }
 
+/* The player's recruitment (RECRUIT, DISMISS, RETRIEVE GENERAL) checked
+ * again against the campaign as it is now, as the reply checked it when it
+ * arrived: the lines that can no longer be carried out are taken out of his
+ * orders, each with an order_refused event, and either added to `refused`
+ * ({"order", "reason"}: the caller tells the player) or, with `refused`
+ * NULL, mailed to the player at once; the lines that stand are added to
+ * `kept_lines` (if not NULL). Returns the number refused. */
+static size_t recheck_recruitment(struct year_run *r, int p, json_t *refused, json_t *kept_lines)
+{
+	struct order_set orig, checked;
+	year_load_orders(r, p, &orig);
+	year_load_orders(r, p, &checked);
+	orders_validate(&checked, r->c, p);
+	struct order_set kept;
+	orders_set_init(&kept);
+	kept.player = p;
+	size_t n = 0;
+	for (size_t i = 0; i < orig.count && i < checked.count; i++) {
+		const struct order *o = &checked.orders[i];
+		bool recruitment = year_is_recruitment(o->kind);
+		if (recruitment && o->status == ORDER_ERROR) {
+			char *line = orders_format_one(&orig.orders[i], r->c, p);
+			const char *reason = o->error ? o->error : "refused";
+			if (refused) {
+				json_array_append_new(refused,
+						      json_pack("{s:s, s:s}", "order", line ? line : "",
+								"reason", reason));
+				event_emit(r->log, "order_refused", RULE_GAME_YEAR,
+					   "{s:s, s:s, s:s}", "player", pkey(r->c, p), "order",
+					   line ? line : "", "reason", reason);
+			} else {
+				year_refused_instead(r, p, line, reason,
+						     "the campaign changed since your orders were "
+						     "acknowledged; the rest of your recruitment is "
+						     "carried out as acknowledged");
+			}
+			free(line);
+			n++;
+			continue;
+		}
+		if (recruitment && o->status == ORDER_OK && kept_lines) {
+			char *line = orders_format_one(o, r->c, p);
+			if (line)
+				json_array_append_new(kept_lines, json_string(line));
+			free(line);
+		}
+		order_copy(orders_set_add(&kept), &orig.orders[i]);
+	}
+	if (n) {
+		char *text = orders_format_pending(&kept, r->c);
+		r->io->orders_save(r->io->ctx, p, r->c->year, r->c->phase, text);
+		free(text);
+	}
+	orders_set_free(&orig);
+	orders_set_free(&checked);
+	orders_set_free(&kept);
+	return n;
+}
+
 void year_begin_recruitment(struct year_run *r)
 {
 	struct campaign *c = r->c;
@@ -119,6 +178,16 @@ void year_begin_recruitment(struct year_run *r)
 						"province_prestige", rules_province_prestige(c, (int)p),
 						"positions", year_positions_json(c)));
 		recruitment_lists(c, (int)p, d);
+		/* orders sent in advance were counted against the campaign as it
+		 * was then: counted again now, and the player told at once */
+		json_t *refused = json_array(), *kept = json_array();
+		recheck_recruitment(r, (int)p, refused, kept);
+		json_object_set_new(d, "has_recruitment_refused",
+				    json_boolean(json_array_size(refused) > 0));
+		json_object_set_new(d, "recruitment_refused", refused);
+		json_object_set_new(d, "has_recruitment_orders",
+				    json_boolean(json_array_size(kept) > 0));
+		json_object_set_new(d, "recruitment_orders", kept);
 		year_mail(r, "recruitment", (int)p, false, d, "%d: recruitment", c->year);
 	}
 }
@@ -127,6 +196,10 @@ static void apply_recruitment(struct year_run *r, int p)
 {
 	struct campaign *c = r->c;
 	const struct player *pl = &c->players[p];
+	/* what the replies accepted is carried out; a line the campaign no
+	 * longer allows (it changed since, e.g. a corrected battle) is not,
+	 * and the player is mailed why */
+	recheck_recruitment(r, p, NULL, NULL);
 	struct order_set set;
 	year_load_orders(r, p, &set);
 	size_t types = pl->list.count + 1;

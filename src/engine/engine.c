@@ -530,6 +530,12 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (year_note)
 		json_object_set_new(data, "year_note", json_string(year_note));
 	free(year_note);
+	/* a battle report is taken whole or not at all */
+	bool battle_lines = false;
+	for (size_t i = 0; i < set->count; i++)
+		battle_lines |= set->orders[i].kind >= ORDER_BATTLE_AT &&
+				set->orders[i].kind <= ORDER_BATTLE_GENERAL_KILLED;
+	json_object_set_new(data, "battle_lines", json_boolean(battle_lines));
 	if (set->wants_help) {
 		char *help = render_optional(e, "help", data);
 		if (help)

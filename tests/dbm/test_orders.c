@@ -14,6 +14,7 @@
 #include "lib/rules_fixture.h"
 #include "model/model.h"
 #include "dbm/orders.h"
+#include "dbm/rules.h"
 #include "base/util.h"
 
 enum { FLANDERS, ARTOIS, ILE_DE_FRANCE, CHAMPAGNE, NORMANDY, KENT, CALAIS, GENEVE };
@@ -265,15 +266,16 @@ static void test_every_kind_parses(void **state)
 	assert_int_equal(o->items[1].type, CV_GEN);
 	o = only(&set, ORDER_BATTLE_DESTROYED);
 	assert_int_equal(o->target, BURGUNDY);
-	assert_int_equal(o->count, 3);
-	assert_int_equal(o->type, KN_O);
+	assert_int_equal(o->item_count, 1);
+	assert_int_equal(o->items[0].count, 3);
+	assert_int_equal(o->items[0].type, KN_O);
 	o = only(&set, ORDER_BATTLE_FLED);
 	assert_int_equal(o->target, FRANCE);
-	assert_int_equal(o->type, 1); /* France's Gendarmes */
+	assert_int_equal(o->items[0].type, 1); /* France's Gendarmes */
 	o = only(&set, ORDER_BATTLE_WITHDRAWN);
 	assert_int_equal(o->target, ENGLAND);
-	assert_int_equal(o->count, 4);
-	assert_int_equal(only(&set, ORDER_BATTLE_GENERAL_KILLED)->type, CV_GEN);
+	assert_int_equal(o->items[0].count, 4);
+	assert_int_equal(only(&set, ORDER_BATTLE_GENERAL_KILLED)->items[0].type, CV_GEN);
 	orders_set_free(&set);
 }
 
@@ -557,7 +559,54 @@ static void test_multi_word_provinces(void **state)
 				     "DESTROYED Duchy of Burgundy 2 Kn(O)\n", &set), 0);
 	o = only(&set, ORDER_BATTLE_DESTROYED);
 	assert_int_equal(o->target, BURGUNDY);
-	assert_int_equal(o->count, 2);
+	assert_int_equal(o->items[0].count, 2);
+	orders_set_free(&set);
+}
+
+/* Every result line that names elements takes a comma list, as other
+ * orders do; the canonical form writes the list back and reads the same. A
+ * loss line without the player says whose elements to name. */
+static void test_battle_lines_take_lists(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nBATTLE AT Champagne\n"
+				     "DESTROYED burgundy 2 Kn(O), 1 Bw(O)\n"
+				     "FLED burgundy 3 Ax(O) 1 Ps(O)\n"
+				     "WITHDRAWN burgundy 1 Ps(O),\n"
+				     "GENERAL KILLED burgundy Kn(S) general, Cv(O) general\n",
+			 &set), 0);
+	const struct order *o = only(&set, ORDER_BATTLE_DESTROYED);
+	assert_int_equal(o->item_count, 2);
+	assert_int_equal(o->items[0].count, 2);
+	assert_int_equal(o->items[0].type, KN_O);
+	assert_int_equal(o->items[1].count, 1);
+	assert_int_equal(o->items[1].type, BW_O);
+	o = only(&set, ORDER_BATTLE_FLED); /* the comma may be left out */
+	assert_int_equal(o->item_count, 2);
+	assert_int_equal(o->items[1].type, PS_O);
+	assert_int_equal(only(&set, ORDER_BATTLE_WITHDRAWN)->item_count, 1);
+	o = only(&set, ORDER_BATTLE_GENERAL_KILLED);
+	assert_int_equal(o->item_count, 2);
+	assert_int_equal(o->items[0].type, KN_S_GEN);
+	assert_int_equal(o->items[1].type, CV_GEN);
+	char *line = orders_format_one(only(&set, ORDER_BATTLE_DESTROYED), c, -1);
+	assert_string_equal(line, "DESTROYED burgundy 2 Kn(O), 1 Bw(O)");
+	free(line);
+	line = orders_format_one(only(&set, ORDER_BATTLE_GENERAL_KILLED), c, -1);
+	assert_string_equal(line, "GENERAL KILLED burgundy Kn(S) general, Cv(O) general");
+	free(line);
+	orders_set_free(&set);
+
+	/* errors name the element and the way to write it */
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nBATTLE AT Champagne\n"
+				     "DESTROYED 2 Kn(O)\n"
+				     "FLED burgundy 2 Kn(O), Bw(O)\n"
+				     "GENERAL KILLED burgundy Cv(O) general, Kn(O)\n",
+			 &set), 3);
+	assert_non_null(strstr(set.orders[2].error, "DESTROYED <player> <n> <element>"));
+	assert_non_null(strstr(set.orders[3].error, "is not a number"));
+	assert_non_null(strstr(set.orders[4].error, "\"Kn(O)\" is not a general"));
 	orders_set_free(&set);
 }
 
@@ -899,9 +948,69 @@ static void test_recruitment(void **state)
 	assert_error_contains(&set.orders[1], "only 10 Ax(O) in your field army");
 	assert_int_equal(set.orders[2].status, ORDER_OK);
 	assert_error_contains(&set.orders[3], "keep at least one general");
-	assert_error_contains(&set.orders[4], "no Kn(S) general in your reserve");
+	/* DISMISS goes first: the dismissed general would be in the reserve, and
+	 * retrieving him is recruiting him, against the allowance */
+	assert_error_contains(&set.orders[4], "recruited like other troops: recruitment "
+					      "allowance exceeded: 35 AP asked, 20 AP allowed");
 	assert_error_contains(&set.orders[5], "is not a general");
 	orders_set_free(&set);
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRETRIEVE GENERAL Kn(S) general\n",
+				  &set), 1);
+	assert_error_contains(&set.orders[1], "no Kn(S) general in your reserve");
+	orders_set_free(&set);
+}
+
+/* RETRIEVE GENERAL counts against the allowance with the RECRUIT lines, in
+ * the order written; the reply's notes count every line, and what the
+ * reply accepts is what rules_recruit_check accepts at the end. */
+static void test_recruitment_counted_in_full(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	/* four provinces: 40 AP; a Cv(O) general (in the reserve) costs 28 AP */
+	c->provinces[CALAIS].owner = BURGUNDY;
+	c->provinces[GENEVE].owner = BURGUNDY;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRECRUIT 1 Bw(O)\n"
+				     "RETRIEVE GENERAL Cv(O) general\nRECRUIT 2 Bw(O)\n",
+				  &set), 1);
+	assert_int_equal(set.orders[1].status, ORDER_OK);
+	assert_int_equal(set.orders[2].status, ORDER_OK);
+	assert_error_contains(&set.orders[3], "recruitment allowance exceeded: 43 AP asked, 40 AP "
+					      "allowed (10 AP for each of your 4 provinces); this "
+					      "line costs 10 AP");
+	json_t *ack = orders_ack_json(&set, NULL, c, BURGUNDY);
+	const json_t *lines = json_object_get(ack, "lines");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 1),
+									     "costs"), 0)),
+			    "5 AP; 5 AP of your allowance of 40 AP counted so far (10 AP for "
+			    "each of your 4 provinces)");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 2),
+									     "costs"), 0)),
+			    "a general from the reserve is recruited like other troops: 28 AP; "
+			    "33 AP of your allowance of 40 AP counted so far (10 AP for each of "
+			    "your 4 provinces)");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 2),
+									     "costs"), 1)),
+			    "applies in the recruitment phase, checked again when it begins");
+	json_decref(ack);
+
+	/* what the reply kept passes the rules' check at the end */
+	c->phase = PHASE_RECRUITMENT;
+	int take[8] = {0};
+	for (size_t i = 0; i < set.count; i++)
+		if (set.orders[i].status == ORDER_OK && set.orders[i].kind == ORDER_RECRUIT)
+			take[set.orders[i].type] += set.orders[i].count;
+		else if (set.orders[i].status == ORDER_OK &&
+			 set.orders[i].kind == ORDER_RETRIEVE_GENERAL)
+			take[set.orders[i].type]++;
+	struct rules_reason why;
+	assert_int_equal(rules_recruit_check(c, BURGUNDY, take, &why), RULES_OK);
+	take[BW_O] += 2; /* the refused line would not have passed */
+	assert_int_equal(rules_recruit_check(c, BURGUNDY, take, &why), RULES_REFUSED);
+	orders_set_free(&set);
+	c->phase = PHASE_CAMPAIGN;
+	c->provinces[CALAIS].owner = NO_INDEX;
+	c->provinces[GENEVE].owner = NO_INDEX;
 }
 
 static void test_diplomacy_and_leaving(void **state)
@@ -1034,7 +1143,8 @@ static void test_ack_json(void **state)
 			    "INVADE Champagne VIA Artois, Ile de France\nRECRUIT 4 Bw(O)\n");
 	json_t *recruit_costs = json_object_get(json_array_get(cur, 1), "costs");
 	assert_string_equal(json_string_value(json_array_get(recruit_costs, 0)),
-			    "20 AP of your allowance of 20 AP (10 AP for each of your 2 provinces)");
+			    "20 AP; 20 AP of your allowance of 20 AP counted so far (10 AP for each "
+			    "of your 2 provinces)");
 	json_decref(ack);
 	orders_set_free(&mail);
 	orders_set_free(&pending);
@@ -1141,6 +1251,8 @@ static void test_round_trip(void **state)
 	struct campaign *c = *state;
 	struct order_set pending, again;
 	orders_set_init(&pending);
+	/* four provinces: 40 AP pay for the Ps(O) and the retrieved general */
+	c->provinces[CALAIS].owner = c->provinces[GENEVE].owner = BURGUNDY;
 	mail_in(c, &pending,
 		"INVADE Champagne\n" /* route chosen for the player: written out with VIA */
 		"IF INVADED Artois RETREAT TO Flanders\nIF INVADED ANY SIEGE\n"
@@ -1165,6 +1277,7 @@ static void test_round_trip(void **state)
 	free(text2);
 	orders_set_free(&again);
 	orders_set_free(&pending);
+	c->provinces[CALAIS].owner = c->provinces[GENEVE].owner = NO_INDEX;
 
 	/* a contingent with a route, and names that need quoting */
 	free(c->provinces[ARTOIS].name);
@@ -1282,12 +1395,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_did_you_mean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lines_before_and_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multi_word_provinces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_battle_lines_take_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forced_march_costs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_route_must_follow_routes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destinations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_movement_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_contingents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recruitment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recruitment_counted_in_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diplomacy_and_leaving, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_password_never_echoed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ack_json, setup, teardown),

@@ -345,7 +345,8 @@ static void test_battle_report_checked_on_arrival(void **state)
 	assert_int_equal(report_of(w, BURGUNDY, T0 + HOUR,
 				   "BATTLE AT Paris\nWINNER france\nDESTROYED burgundy 99 Kn(S)\n",
 				   why, sizeof why), -1);
-	assert_non_null(strstr(why, "99 destroyed"));
+	assert_non_null(strstr(why, "the report names 99 Kn(S) of Burgundy's army destroyed, fled or "
+				   "withdrawn, but it had 20 at the battle"));
 	assert_non_null(strstr(why, "not recorded"));
 	assert_int_equal(report_of(w, BURGUNDY, T0 + HOUR,
 				   "BATTLE AT Paris\nWINNER france\nCONCEDED BY france\n", why,
@@ -372,6 +373,168 @@ static void test_battle_report_checked_on_arrival(void **state)
 	assert_string_equal(json_string_value(json_object_get(last_event(w, "battle_result"),
 								 "decided")),
 			    "both sides");
+	world_free(w);
+}
+
+/* Reports compared by meaning: a comma list and the same elements on
+ * separate lines (in any order, split differently) are one result, and so
+ * are a killed general with or without his DESTROYED line. What is recorded
+ * is spelt out with the AP of each element. A real difference goes to the
+ * organiser with both reports side by side, the differing rows marked. */
+static void test_battle_reports_by_meaning(void **state)
+{
+	(void)state;
+	struct world *w = world_new((const int[]){2}, 1);
+	char why[512];
+	send(w, BURGUNDY, "INVADE Paris");
+	send(w, FRANCE, "IF INVADED Paris BATTLE");
+	RUN(w, T0, year_start(r, why, sizeof why));
+	/* the battle mail lists both armies by label and number */
+	size_t i;
+	json_t *m, *battle = NULL;
+	json_array_foreach(w->mails, i, m)
+		if (strcmp(json_string_value(json_object_get(m, "template")), "battle") == 0)
+			battle = json_object_get(m, "data");
+	assert_non_null(battle);
+	const json_t *forces = json_object_get(battle, "forces");
+	assert_int_equal(json_array_size(forces), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(forces, 0),
+							      "elements")),
+			    "2 Kn(S) general, 20 Kn(S), 30 Bw(O), 20 Ps(I)");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(forces, 1),
+							      "elements")),
+			    "2 Cv(O) general, 20 Kn(F), 40 Sp(I), 30 Bw(I), 1 Art(I)");
+
+	struct order_set a, b;
+	orders_parse("BATTLE AT Paris\nCONCEDED BY burgundy\n"
+		     "DESTROYED burgundy 2 Kn(S), 3 Bw(O)\nFLED burgundy 1 Kn(S)\n"
+		     "GENERAL KILLED burgundy Kn(S) general\nDESTROYED france 1 Kn(F)\n",
+		     w->c, BURGUNDY, &a);
+	char *as = NULL;
+	RUN(w, T0 + HOUR, as = year_battle_report_text(r, &a));
+	assert_non_null(as);
+	assert_non_null(strstr(as, "Winner: France (conceded by Burgundy)"));
+	assert_non_null(strstr(as, "Burgundy (burgundy), the attacker:"));
+	assert_non_null(strstr(as, "destroyed        1 Kn(S) general (30 AP), 2 Kn(S) (24 AP), "
+				   "3 Bw(O) (15 AP)"));
+	assert_non_null(strstr(as, "fled             1 Kn(S) (12 AP)"));
+	assert_non_null(strstr(as, "generals killed  1 Kn(S) general (30 AP)"));
+	assert_non_null(strstr(as, "destroyed        1 Kn(F) (9 AP)"));
+	assert_non_null(strstr(as, "DESTROYED burgundy 2 Kn(S)\n"));
+	free(as);
+	RUN(w, T0 + HOUR,
+	    assert_int_equal(year_battle_report(r, BURGUNDY, false, &a, why, sizeof why), 0));
+	orders_set_free(&a);
+	orders_parse("BATTLE AT Paris\nWINNER france\nDESTROYED france 1 Kn(F)\n"
+		     "DESTROYED burgundy 1 Bw(O), 1 Kn(S)\nCONCEDED BY burgundy\n"
+		     "DESTROYED burgundy 1 Kn(S), 2 Bw(O), 1 Kn(S) general\n"
+		     "FLED burgundy 1 Kn(S)\nGENERAL KILLED burgundy Kn(S) general\n",
+		     w->c, FRANCE, &b);
+	RUN(w, T0 + 2 * HOUR,
+	    assert_int_equal(year_battle_report(r, FRANCE, false, &b, why, sizeof why), 0));
+	orders_set_free(&b);
+	assert_int_equal(mails_of(w, "battle-disputed", NULL), 0);
+	assert_int_equal(w->st.step, YEAR_TURN);
+	world_free(w);
+
+	/* a real difference: both reports side by side */
+	w = world_new((const int[]){2}, 1);
+	send(w, BURGUNDY, "INVADE Paris");
+	send(w, FRANCE, "IF INVADED Paris BATTLE");
+	RUN(w, T0, year_start(r, why, sizeof why));
+	orders_parse("BATTLE AT Paris\nWINNER france\nDESTROYED burgundy 2 Kn(S)\n", w->c,
+		     BURGUNDY, &a);
+	orders_parse("BATTLE AT Paris\nWINNER france\nDESTROYED burgundy 4 Kn(S)\n"
+		     "DEMORALISED burgundy Kn(S) general\n", w->c, FRANCE, &b);
+	RUN(w, T0 + HOUR, year_battle_report(r, BURGUNDY, false, &a, why, sizeof why));
+	RUN(w, T0 + HOUR, year_battle_report(r, FRANCE, false, &b, why, sizeof why));
+	orders_set_free(&a);
+	orders_set_free(&b);
+	assert_int_equal(mails_of(w, "battle-disputed", NULL), 3);
+	const char *cmp = NULL;
+	json_array_foreach(w->mails, i, m)
+		if (strcmp(json_string_value(json_object_get(m, "template")), "battle-disputed") == 0)
+			cmp = json_string_value(json_object_get(json_object_get(m, "data"),
+								"comparison"));
+	assert_non_null(cmp);
+	assert_non_null(strstr(cmp, "Burgundy's report"));
+	assert_non_null(strstr(cmp, "France's report"));
+	assert_non_null(strstr(cmp, "  winner "));
+	assert_non_null(strstr(cmp, "| France "));
+	assert_non_null(strstr(cmp, "* Burgundy destroyed   | 2 Kn(S) (24 AP)"));
+	assert_non_null(strstr(cmp, "| 4 Kn(S) (48 AP)\n"));
+	assert_non_null(strstr(cmp, "* Burgundy demoralised | none"));
+	assert_string_equal(json_string_value(json_object_get(last_event(w, "battle_disputed"),
+							      "reason")),
+			    "the two reports differ in: Burgundy destroyed, Burgundy demoralised");
+	world_free(w);
+}
+
+/* The recruitment a reply accepted is carried out; when the campaign changed
+ * since (here a province lost), the player is told: when the phase begins
+ * for orders sent in advance, at its end for orders sent during it. */
+static const json_t *last_mail_data(const struct world *w, const char *tpl, const char *to)
+{
+	const json_t *found = NULL;
+	size_t i;
+	json_t *m;
+	json_array_foreach(w->mails, i, m) {
+		const json_t *rcpt = json_object_get(m, "to");
+		if (strcmp(json_string_value(json_object_get(m, "template")), tpl) == 0 &&
+		    json_is_array(rcpt) &&
+		    strcmp(json_string_value(json_array_get(rcpt, 0)), to) == 0)
+			found = json_object_get(m, "data");
+	}
+	return found;
+}
+
+static void test_recruitment_state_changed(void **state)
+{
+	(void)state;
+	struct world *w = world_new((const int[]){2, 2}, 2); /* 1450's and 1451's sequence */
+	char why[256];
+	struct player *b = &w->c->players[BURGUNDY];
+	b->field.count[1] = 17; /* 3 Kn(S) at 12 AP in the reserve: 444 AP of 480 */
+	b->reserve.count[1] = 3;
+	b->field.count[3] = 19; /* and a Ps(I) */
+	b->reserve.count[3] = 1;
+	b->cap_half_ap = HALF_AP(480);
+	w->c->provinces[FLANDERS].owner = BURGUNDY; /* two provinces: 20 AP */
+	send(w, BURGUNDY, "NO MOVE\nRECRUIT 1 Kn(S)");
+	send(w, FRANCE, "NO MOVE");
+	w->c->provinces[FLANDERS].owner = NO_INDEX; /* lost before the recruitment: 10 AP */
+	RUN(w, T0, year_start(r, why, sizeof why));
+	assert_int_equal(w->st.step, YEAR_RECRUITMENT);
+	const json_t *d = last_mail_data(w, "recruitment", "burgundy");
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "has_recruitment_refused")));
+	const json_t *refused = json_array_get(json_object_get(d, "recruitment_refused"), 0);
+	assert_string_equal(json_string_value(json_object_get(refused, "order")),
+			    "RECRUIT 1 Kn(S)");
+	assert_non_null(strstr(json_string_value(json_object_get(refused, "reason")),
+			       "recruitment allowance exceeded: 12 AP asked, 10 AP allowed"));
+	assert_int_equal(mails_of(w, "recruitment", "france"), 1);
+	assert_false(json_is_true(json_object_get(last_mail_data(w, "recruitment", "france"),
+						  "has_recruitment_refused")));
+
+	/* sent during the phase and accepted; Flanders is lost before its end */
+	w->c->provinces[FLANDERS].owner = BURGUNDY;
+	send(w, BURGUNDY, "RECRUIT 1 Kn(S)\nRECRUIT 1 Ps(I)");
+	w->c->provinces[FLANDERS].owner = NO_INDEX;
+	RUN(w, w->st.deadline, year_advance(r));
+	assert_int_equal(w->c->phase, PHASE_CAMPAIGN);
+	assert_int_equal(mails_of(w, "order-refused", "burgundy"), 1);
+	d = last_mail_data(w, "order-refused", "burgundy");
+	assert_non_null(d);
+	assert_string_equal(json_string_value(json_object_get(d, "order")), "RECRUIT 1 Kn(S)");
+	assert_non_null(strstr(json_string_value(json_object_get(d, "reason")),
+			       "12 AP asked, 10 AP allowed"));
+	assert_non_null(strstr(json_string_value(json_object_get(d, "instead")),
+			       "the rest of your recruitment is carried out as acknowledged"));
+	/* the rest was carried out as acknowledged */
+	assert_int_equal(b->field.count[1], 17);
+	assert_int_equal(b->field.count[3], 20);
+	assert_int_equal(mails_of(w, "order-refused", "france"), 0);
 	world_free(w);
 }
 
@@ -593,6 +756,8 @@ int main(void)
 		cmocka_unit_test(test_advance_orders_battle_agreed),
 		cmocka_unit_test(test_disputed_battle),
 		cmocka_unit_test(test_battle_report_checked_on_arrival),
+		cmocka_unit_test(test_battle_reports_by_meaning),
+		cmocka_unit_test(test_recruitment_state_changed),
 		cmocka_unit_test(test_defence_default_siege),
 		cmocka_unit_test(test_permission_denied_by_silence),
 		cmocka_unit_test(test_permission_by_standing_order),

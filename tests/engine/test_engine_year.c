@@ -154,6 +154,24 @@ static size_t outbox_with(struct test_engine *f, const char *subject)
 	return hits;
 }
 
+/* The raw text of the first queued mail whose Subject contains `subject`. */
+static char *outbox_raw_with(struct test_engine *f, const char *subject)
+{
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	char *found = NULL;
+	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
+			 STORE_OK);
+	char *line = xasprintf("Subject: %s", subject);
+	for (size_t i = 0; i < n && !found; i++)
+		if (strstr(items[i].raw, line))
+			found = xstrdup(items[i].raw);
+	free(line);
+	store_outbox_items_free(items, n);
+	assert_non_null(found);
+	return found;
+}
+
 static json_t *year_state(struct test_engine *f)
 {
 	char *text = NULL;
@@ -931,6 +949,13 @@ static void test_allies_volunteer(void **state)
 	assert_int_equal(events_of(f, 1450, "tributary_order"), 0);
 	assert_int_equal(events_of(f, 1450, "contingent_arrival"), 1);
 	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+	/* the battle mail lists the contingent that arrived with the armies */
+	char *battle = outbox_raw_with(f, "1450: battle at Paris");
+	assert_non_null(strstr(battle, "Contingents that arrived:"));
+	assert_non_null(strstr(battle, "Savoy (savoy), contingent with France, 43 AP:"));
+	assert_non_null(strstr(battle, "    1 Cv(O) general, 2 Kn(F)"));
+	assert_non_null(strstr(battle, "France (france), the defender, field army,"));
+	free(battle);
 }
 
 /* Savoy invaded Calais in his turn, before Burgundy's: he has taken

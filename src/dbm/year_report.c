@@ -1,0 +1,389 @@
+/* Battle reports read for what they mean: the canonical text two reports
+ * are compared by (the same result always written the same way), the
+ * result spelt out for the reply (the winner, each force's elements
+ * destroyed, fled and demoralised with their AP, generals killed), and two
+ * reports side by side for the organiser. */
+#include "config.h"
+
+#include "dbm/year.h"
+#include "dbm/year_p.h"
+#include "base/util.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a report says, by force: the two field armies, then the contingents
+ * that arrived (as listed in the battle's pending data). */
+enum { LOSS_DESTROYED, LOSS_FLED, LOSS_WITHDRAWN, LOSS_DEMORALISED, LOSS_KILLED, LOSS_KINDS };
+
+static const enum order_kind loss_kind[LOSS_KINDS] = {
+	ORDER_BATTLE_DESTROYED, ORDER_BATTLE_FLED, ORDER_BATTLE_WITHDRAWN,
+	ORDER_BATTLE_DEMORALISED, ORDER_BATTLE_GENERAL_KILLED,
+};
+
+static const char *const loss_name[LOSS_KINDS] = {
+	"destroyed", "fled", "withdrawn", "demoralised", "generals killed",
+};
+
+struct force {
+	int player;
+	int side;
+	bool contingent;
+	int *n[LOSS_KINDS]; /* per element type of the player's list */
+};
+
+struct reading {
+	struct force *forces;
+	size_t count;
+	int winner;       /* a player, or NO_INDEX */
+	int conceded_by;  /* a player, or NO_INDEX */
+	int withdrawal_by;
+};
+
+static void forces_init(struct reading *rd, const struct campaign *c, const json_t *pending)
+{
+	const json_t *arrived = json_object_get(pending, "contingents");
+	rd->forces = xcalloc(2 + json_array_size(arrived), sizeof *rd->forces);
+	rd->count = 0;
+	rd->winner = rd->conceded_by = rd->withdrawal_by = NO_INDEX;
+	for (int s = 0; s < 2; s++)
+		rd->forces[rd->count++] = (struct force){
+			.player = find_player(c, jstr(pending, s ? "defender" : "attacker")),
+			.side = s};
+	size_t i;
+	const json_t *v;
+	json_array_foreach(arrived, i, v)
+		rd->forces[rd->count++] = (struct force){.player = find_player(c, jstr(v, "owner")),
+							 .side = jint(v, "side", 0),
+							 .contingent = true};
+	for (size_t f = 0; f < rd->count; f++) {
+		int p = rd->forces[f].player;
+		size_t types = (p >= 0 ? c->players[p].list.count : 0) + 1;
+		for (int k = 0; k < LOSS_KINDS; k++)
+			rd->forces[f].n[k] = xcalloc(types, sizeof(int));
+	}
+}
+
+static void reading_free(struct reading *rd)
+{
+	for (size_t f = 0; f < rd->count; f++)
+		for (int k = 0; k < LOSS_KINDS; k++)
+			free(rd->forces[f].n[k]);
+	free(rd->forces);
+	rd->forces = NULL;
+	rd->count = 0;
+}
+
+/* The force a line about `player` counts for: a protagonist's lines are its
+ * field army's, an ally's its contingent's (as the result is applied). */
+static struct force *force_of(struct reading *rd, int player)
+{
+	for (size_t f = 0; f < rd->count; f++)
+		if (rd->forces[f].player == player && player >= 0)
+			return &rd->forces[f];
+	return NULL;
+}
+
+/* Reads the set's result lines for the battle at `province`. */
+static void read_set(struct reading *rd, const struct campaign *c, const struct order_set *set,
+		     int province)
+{
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->kind <= ORDER_BATTLE_AT ||
+		    o->kind > ORDER_BATTLE_GENERAL_KILLED || o->province != province)
+			continue;
+		if (o->kind == ORDER_BATTLE_WINNER) {
+			rd->winner = o->target;
+			continue;
+		}
+		if (o->kind == ORDER_BATTLE_CONCEDED || o->kind == ORDER_BATTLE_WITHDRAWAL) {
+			*(o->kind == ORDER_BATTLE_CONCEDED ? &rd->conceded_by : &rd->withdrawal_by) =
+				o->target;
+			continue;
+		}
+		struct force *f = force_of(rd, o->target);
+		if (!f)
+			continue; /* kept as written by year_report_text */
+		size_t types = c->players[o->target].list.count;
+		for (int k = 0; k < LOSS_KINDS; k++)
+			if (loss_kind[k] == o->kind)
+				for (size_t it = 0; it < o->item_count; it++)
+					if (o->items[it].type >= 0 && (size_t)o->items[it].type < types)
+						f->n[k][o->items[it].type] +=
+							o->kind == ORDER_BATTLE_DEMORALISED
+								? 1
+								: o->items[it].count;
+	}
+	/* a lone CONCEDED BY or WITHDRAWAL BY of one side names the other the
+	 * winner; a killed general is a destroyed general's element */
+	int gave_up = rd->conceded_by != NO_INDEX ? rd->conceded_by : rd->withdrawal_by;
+	struct force *g = gave_up != NO_INDEX ? force_of(rd, gave_up) : NULL;
+	if (rd->winner == NO_INDEX && g && !g->contingent)
+		rd->winner = rd->forces[1 - g->side].player;
+	for (size_t f = 0; f < rd->count; f++) {
+		int p = rd->forces[f].player;
+		size_t types = p >= 0 ? c->players[p].list.count : 0;
+		for (size_t t = 0; t < types; t++)
+			if (rd->forces[f].n[LOSS_KILLED][t] > rd->forces[f].n[LOSS_DESTROYED][t])
+				rd->forces[f].n[LOSS_DESTROYED][t] = rd->forces[f].n[LOSS_KILLED][t];
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One line in the order language, from a built order. */
+static char *line_of(const struct campaign *c, enum order_kind kind, int province, int target,
+		     int count, int type)
+{
+	struct order o = {.kind = kind, .province = province, .target = target};
+	struct order_item item = {.count = count, .type = type};
+	if (type >= 0) {
+		o.items = &item;
+		o.item_count = 1;
+	}
+	return orders_format_one(&o, c, -1);
+}
+
+char *year_report_text(const struct campaign *c, const json_t *pending, const struct order_set *set,
+		       int province)
+{
+	bool any = false;
+	for (size_t i = 0; i < set->count && !any; i++)
+		any = set->orders[i].status == ORDER_OK && set->orders[i].kind > ORDER_BATTLE_AT &&
+		      set->orders[i].kind <= ORDER_BATTLE_GENERAL_KILLED &&
+		      set->orders[i].province == province;
+	if (!any)
+		return NULL;
+	struct reading rd;
+	forces_init(&rd, c, pending);
+	read_set(&rd, c, set, province);
+	size_t cap = 8, n = 0;
+	char **lines = xcalloc(cap, sizeof *lines);
+#define ADD(line)                                                                  \
+	do {                                                                       \
+		if (n == cap)                                                      \
+			lines = xrealloc(lines, (cap *= 2) * sizeof *lines);       \
+		lines[n++] = (line);                                               \
+	} while (0)
+	/* WINNER, CONCEDED BY, WITHDRAWAL BY as written (each once), so a
+	 * report naming two winners still says so; a lone CONCEDED BY or
+	 * WITHDRAWAL BY adds the WINNER it implies */
+	bool has_winner = false;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->province != province ||
+		    (o->kind != ORDER_BATTLE_WINNER && o->kind != ORDER_BATTLE_CONCEDED &&
+		     o->kind != ORDER_BATTLE_WITHDRAWAL))
+			continue;
+		has_winner |= o->kind == ORDER_BATTLE_WINNER;
+		char *line = line_of(c, o->kind, province, o->target, 0, -1);
+		bool seen = false;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = lines[j] && line && strcmp(lines[j], line) == 0;
+		if (seen)
+			free(line);
+		else
+			ADD(line);
+	}
+	if (!has_winner && rd.winner != NO_INDEX)
+		ADD(line_of(c, ORDER_BATTLE_WINNER, province, rd.winner, 0, -1));
+	for (size_t f = 0; f < rd.count; f++) {
+		int p = rd.forces[f].player;
+		size_t types = p >= 0 ? c->players[p].list.count : 0;
+		for (int k = 0; k < LOSS_KINDS; k++)
+			for (size_t t = 0; t < types; t++) {
+				int v = rd.forces[f].n[k][t];
+				/* DEMORALISED and GENERAL KILLED name one element a line */
+				bool one = k == LOSS_DEMORALISED || k == LOSS_KILLED;
+				for (int rep = 0; rep < (one ? v : v > 0); rep++)
+					ADD(line_of(c, loss_kind[k], province, p, one ? 1 : v, (int)t));
+			}
+	}
+	/* lines about a player who is no force of the battle stay as written:
+	 * the check refuses them with the reason */
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status == ORDER_OK && o->kind >= ORDER_BATTLE_DEMORALISED &&
+		    o->kind <= ORDER_BATTLE_GENERAL_KILLED && o->province == province &&
+		    !force_of(&rd, o->target))
+			ADD(orders_format_one(o, c, -1));
+	}
+#undef ADD
+	reading_free(&rd);
+	struct strbuf sb = {0};
+	strbuf_printf(&sb, "BATTLE AT %s\n", prov_name(c, province));
+	qsort(lines, n, sizeof *lines, cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_printf(&sb, "%s\n", lines[i] ? lines[i] : "");
+		free(lines[i]);
+	}
+	free(lines);
+	return strbuf_take(&sb);
+}
+
+/* ------------------------------------------------------ spelt out */
+
+static const char *force_role(const struct campaign *c, const struct reading *rd, size_t f,
+			      char *buf, size_t size)
+{
+	const struct force *fo = &rd->forces[f];
+	if (!fo->contingent)
+		snprintf(buf, size, "%s (%s), the %s", pnation(c, fo->player), pkey(c, fo->player),
+			 fo->side ? "defender" : "attacker");
+	else
+		snprintf(buf, size, "%s's contingent (%s), with %s", pnation(c, fo->player),
+			 pkey(c, fo->player), pnation(c, rd->forces[fo->side].player));
+	return buf;
+}
+
+/* "2 Kn(S) (24 AP), 1 Bw(I) (4 AP)", or "none". */
+static void put_elements(struct strbuf *sb, const struct campaign *c, int player, const int *n)
+{
+	const struct army_list *l = &c->players[player].list;
+	bool first = true;
+	for (size_t t = 0; t < l->count; t++) {
+		if (n[t] <= 0)
+			continue;
+		char ap[24];
+		/* a hostile report may name absurd numbers: no overflow */
+		long long half = (long long)n[t] * l->types[t].cost_half_ap;
+		strbuf_printf(sb, "%s%d %s (%s AP)", first ? "" : ", ", n[t], l->types[t].label,
+			      half_ap_format(half > INT_MAX ? INT_MAX : (int)half, ap));
+		first = false;
+	}
+	if (first)
+		strbuf_puts(sb, "none");
+}
+
+static char *cell(const struct campaign *c, const struct force *f, int k)
+{
+	struct strbuf sb = {0};
+	put_elements(&sb, c, f->player, f->n[k]);
+	return strbuf_take(&sb);
+}
+
+static void put_ending(struct strbuf *sb, const struct campaign *c, const struct reading *rd)
+{
+	if (rd->conceded_by != NO_INDEX)
+		strbuf_printf(sb, "conceded by %s", pnation(c, rd->conceded_by));
+	else if (rd->withdrawal_by != NO_INDEX)
+		strbuf_printf(sb, "withdrawal by %s", pnation(c, rd->withdrawal_by));
+	else
+		strbuf_puts(sb, "the loser's army demoralised");
+}
+
+static void read_text(struct reading *rd, const struct campaign *c, const json_t *pending,
+		      const char *text)
+{
+	struct order_set set;
+	orders_parse(text, c, -1, &set);
+	forces_init(rd, c, pending);
+	read_set(rd, c, &set, find_province(c, jstr(pending, "province")));
+	orders_set_free(&set);
+}
+
+char *year_report_summary(const struct campaign *c, const json_t *pending, const char *text)
+{
+	struct reading rd;
+	read_text(&rd, c, pending, text);
+	struct strbuf sb = {0};
+	strbuf_printf(&sb, "  Winner: %s (", rd.winner != NO_INDEX ? pnation(c, rd.winner) : "nobody");
+	put_ending(&sb, c, &rd);
+	strbuf_puts(&sb, ")\n");
+	for (size_t f = 0; f < rd.count; f++) {
+		char role[256];
+		strbuf_printf(&sb, "  %s:\n", force_role(c, &rd, f, role, sizeof role));
+		for (int k = 0; k < LOSS_KINDS; k++) {
+			if (k == LOSS_WITHDRAWN) {
+				bool any = false;
+				for (size_t t = 0; t < c->players[rd.forces[f].player].list.count; t++)
+					any |= rd.forces[f].n[k][t] > 0;
+				if (!any)
+					continue;
+			}
+			char *v = cell(c, &rd.forces[f], k);
+			strbuf_printf(&sb, "    %-16s %s\n", loss_name[k], v);
+			free(v);
+		}
+	}
+	reading_free(&rd);
+	return strbuf_take(&sb);
+}
+
+/* ------------------------------------------------------ side by side */
+
+struct row {
+	char *label, *a, *b;
+};
+
+char *year_report_side_by_side(const struct campaign *c, const json_t *pending, const char *a,
+			       const char *b, char **differ)
+{
+	struct reading ra, rb;
+	read_text(&ra, c, pending, a);
+	read_text(&rb, c, pending, b);
+	size_t cap = 2 + ra.count * LOSS_KINDS, n = 0;
+	struct row *rows = xcalloc(cap, sizeof *rows);
+	struct strbuf s1 = {0}, s2 = {0};
+	strbuf_puts(&s1, ra.winner != NO_INDEX ? pnation(c, ra.winner) : "nobody");
+	strbuf_puts(&s2, rb.winner != NO_INDEX ? pnation(c, rb.winner) : "nobody");
+	rows[n++] = (struct row){xstrdup("winner"), strbuf_take(&s1), strbuf_take(&s2)};
+	put_ending(&s1, c, &ra);
+	put_ending(&s2, c, &rb);
+	rows[n++] = (struct row){xstrdup("ended by"), strbuf_take(&s1), strbuf_take(&s2)};
+	for (size_t f = 0; f < ra.count && f < rb.count; f++)
+		for (int k = 0; k < LOSS_KINDS; k++) {
+			char *x = cell(c, &ra.forces[f], k), *y = cell(c, &rb.forces[f], k);
+			if (strcmp(x, "none") == 0 && strcmp(y, "none") == 0) {
+				free(x);
+				free(y);
+				continue;
+			}
+			rows[n++] = (struct row){xasprintf("%s%s %s", pnation(c, ra.forces[f].player),
+							   ra.forces[f].contingent ? "'s contingent"
+										  : "",
+							   loss_name[k]),
+						 x, y};
+		}
+	const char *who_a = pnation(c, find_player(c, jstr(pending, "attacker")));
+	const char *who_b = pnation(c, find_player(c, jstr(pending, "defender")));
+	size_t wl = 0, wa = strlen(who_a) + 9; /* "'s report" */
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(rows[i].label) > wl)
+			wl = strlen(rows[i].label);
+		if (strlen(rows[i].a) > wa)
+			wa = strlen(rows[i].a);
+	}
+	if (wa > 40)
+		wa = 40;
+	if (differ) {
+		struct strbuf d = {0};
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(rows[i].a, rows[i].b) != 0)
+				strbuf_printf(&d, "%s%s", d.len ? ", " : "", rows[i].label);
+		*differ = d.len ? strbuf_take(&d) : xstrdup("the wording only");
+		if (!d.len)
+			strbuf_free(&d);
+	}
+	char head[160];
+	snprintf(head, sizeof head, "%s's report", who_a);
+	struct strbuf sb = {0};
+	strbuf_printf(&sb, "  %-*s | %-*s | %s's report\n", (int)wl, "", (int)wa, head, who_b);
+	for (size_t i = 0; i < n; i++) {
+		bool same = strcmp(rows[i].a, rows[i].b) == 0;
+		strbuf_printf(&sb, "%s %-*s | %-*s | %s\n", same ? " " : "*", (int)wl, rows[i].label,
+			      (int)wa, rows[i].a, rows[i].b);
+		free(rows[i].label);
+		free(rows[i].a);
+		free(rows[i].b);
+	}
+	free(rows);
+	reading_free(&ra);
+	reading_free(&rb);
+	return strbuf_take(&sb);
+}
