@@ -116,6 +116,10 @@ struct mail_source_ops {
 	/* may be NULL: then a quarantined message goes where processed ones go */
 	enum transport_status (*quarantine)(void *state, uint32_t uidvalidity, uint32_t uid,
 					    char **errstr);
+	/* optional: several UIDs (sorted) at once; NULL: mark_processed each */
+	enum transport_status (*mark_processed_set)(void *state, uint32_t uidvalidity,
+						    const uint32_t *uids, size_t n,
+						    char **errstr);
 	enum transport_status (*wait)(void *state, unsigned timeout_ms, int wake_fd,
 				      bool *changed, char **errstr);
 	void (*close)(void *state);
@@ -153,6 +157,14 @@ enum transport_status mail_source_fetch_new(struct mail_source *src,
 enum transport_status mail_source_mark_processed(struct mail_source *src,
 						 uint32_t uidvalidity, uint32_t uid,
 						 char **errstr);
+/* The same for several UIDs, sorted increasing: IMAP moves them with one
+ * UID MOVE per thousand UIDs (a UID set such as 4:97,99), or UID COPY +
+ * UID STORE + UID EXPUNGE of the set where MOVE is missing; Maildir renames
+ * each. On an error some of them may have been moved: calling again with
+ * all of them is safe. */
+enum transport_status mail_source_mark_processed_set(struct mail_source *src,
+						     uint32_t uidvalidity, const uint32_t *uids,
+						     size_t n, char **errstr);
 
 /* Like mail_source_mark_processed, but into the quarantine folder: for a
  * message the engine could not process and set aside (campaignd(8)). */

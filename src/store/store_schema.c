@@ -217,6 +217,27 @@ static const char *const migrations[] = {
 	/* 4: outbox mail that carries a password, whose body is dropped once
 	 * it was delivered */
 	"ALTER TABLE outbox ADD COLUMN secret INTEGER NOT NULL DEFAULT 0;",
+
+	/* 5: processed mail not yet moved out of the inbox, a row per UID
+	 * (it was a comma list in kv, rewritten for every mail) */
+	"CREATE TABLE pending_moves ("
+	"  mailbox TEXT NOT NULL,"
+	"  uidvalidity INTEGER NOT NULL,"
+	"  uid INTEGER NOT NULL,"
+	"  PRIMARY KEY (mailbox, uidvalidity, uid)"
+	") WITHOUT ROWID;"
+	"WITH RECURSIVE lists(mailbox, rest) AS ("
+	"  SELECT substr(key, 9, length(key) - 22), value || ',' FROM kv"
+	"  WHERE key LIKE 'mailbox:%:pending_moves' AND value IS NOT NULL),"
+	" split(mailbox, uid, rest) AS ("
+	"  SELECT mailbox, NULL, rest FROM lists"
+	"  UNION ALL SELECT mailbox, CAST(substr(rest, 1, instr(rest, ',') - 1) AS INTEGER),"
+	"   substr(rest, instr(rest, ',') + 1) FROM split WHERE rest <> '')"
+	"INSERT OR IGNORE INTO pending_moves (mailbox, uidvalidity, uid)"
+	" SELECT split.mailbox, COALESCE(CAST(kv.value AS INTEGER), 0), split.uid FROM split"
+	" LEFT JOIN kv ON kv.key = 'mailbox:' || split.mailbox || ':uidvalidity'"
+	" WHERE split.uid > 0;"
+	"DELETE FROM kv WHERE key LIKE 'mailbox:%:pending_moves';",
 };
 
 _Static_assert(sizeof migrations / sizeof *migrations == STORE_SCHEMA_VERSION,

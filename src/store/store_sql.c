@@ -329,6 +329,40 @@ void store_rollback(struct store *s)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* One savepoint level at a time: a mail of a group. A failure SQLite
+ * treats as fatal to the transaction (a full disk, an I/O error) may have
+ * rolled back the whole transaction: store_in_transaction then says so. */
+int store_savepoint(struct store *s, char **errstr)
+{
+	if (!s->in_transaction || s->read_transaction)
+		return store_fail(s, errstr, STORE_ERROR, "savepoint outside a write transaction");
+	return store_exec(s, "SAVEPOINT store_mail", errstr);
+}
+
+int store_release(struct store *s, char **errstr)
+{
+	int status = store_exec(s, "RELEASE store_mail", errstr);
+	if (status != STORE_OK)
+		store_rollback_savepoint(s);
+	return status;
+}
+
+void store_rollback_savepoint(struct store *s)
+{
+	if (!s)
+		return;
+	if (sqlite3_get_autocommit(s->db)) {
+		s->in_transaction = false;
+		s->read_transaction = false;
+		return;
+	}
+	sqlite3_exec(s->db, "ROLLBACK TO store_mail; RELEASE store_mail", NULL, NULL, NULL);
+	if (sqlite3_get_autocommit(s->db)) {
+		s->in_transaction = false;
+		s->read_transaction = false;
+	}
+}
+
 bool store_in_transaction(const struct store *s)
 {
 	return s->in_transaction;

@@ -643,7 +643,7 @@ static void test_migration_from_v1(void **state)
 
 	/* A read-only open cannot upgrade it and says so. */
 	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err,
-		     "schema version 1 is older than 4");
+		     "schema version 1 is older than 5");
 
 	s = test_store_open(sc->db);
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
@@ -664,6 +664,57 @@ static void test_migration_from_v1(void **state)
 	store_close(s);
 	campaign_free(back);
 	campaign_free(c);
+}
+
+/* Schema 5: the pending moves, a comma list in kv until then, become a
+ * row per UID under the mailbox's UIDVALIDITY. */
+static void test_migration_pending_moves_v4(void **state)
+{
+	struct scratch *sc = *state;
+	struct store *s = NULL;
+	char *err = NULL, *text = NULL;
+	ok(store_open_at_version(sc->db, STORE_CREATE, 4, &s, &err), &err);
+	ok(store_kv_set(s, "mailbox:INBOX:uidvalidity", "7", &err), &err);
+	ok(store_kv_set(s, "mailbox:INBOX:pending_moves", "5,9,12", &err), &err);
+	ok(store_kv_set(s, "mailbox:Orders, 2026:uidvalidity", "3", &err), &err);
+	ok(store_kv_set(s, "mailbox:Orders, 2026:pending_moves", "4", &err), &err);
+	store_close(s);
+
+	s = test_store_open(sc->db);
+	assert_int_equal(store_schema_version(s), 5);
+	uint32_t *uids = NULL;
+	size_t n = 0;
+	ok(store_pending_moves(s, "INBOX", 7, &uids, &n, &err), &err);
+	assert_int_equal(n, 3);
+	assert_int_equal(uids[0], 5);
+	assert_int_equal(uids[1], 9);
+	assert_int_equal(uids[2], 12);
+	free(uids);
+	ok(store_pending_moves(s, "Orders, 2026", 3, &uids, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_int_equal(uids[0], 4);
+	free(uids);
+	ok(store_kv_get(s, "mailbox:INBOX:pending_moves", &text, &err), &err);
+	assert_null(text);
+	ok(store_kv_get(s, "mailbox:INBOX:uidvalidity", &text, &err), &err);
+	assert_string_equal(text, "7");
+	free(text);
+
+	/* moved: forgotten in one go; another mailbox keeps its own */
+	ok(store_pending_move_add(s, "INBOX", 7, 13, &err), &err);
+	ok(store_pending_moves_done(s, "INBOX", 7, (uint32_t[]){5, 9, 13}, 3, &err), &err);
+	ok(store_pending_moves(s, "INBOX", 7, &uids, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_int_equal(uids[0], 12);
+	free(uids);
+	ok(store_pending_moves_clear(s, "INBOX", &err), &err);
+	ok(store_pending_moves(s, "INBOX", 7, &uids, &n, &err), &err);
+	assert_int_equal(n, 0);
+	free(uids);
+	ok(store_pending_moves(s, "Orders, 2026", 3, &uids, &n, &err), &err);
+	assert_int_equal(n, 1);
+	free(uids);
+	store_close(s);
 }
 
 static void set_user_version(const char *path, int version, const char *extra_sql)
@@ -687,7 +738,7 @@ static void test_refuses_unknown_files(void **state)
 	set_user_version(sc->db, 99, NULL);
 	assert_error(store_open(sc->db, 0, &s, &err), STORE_VERSION, &err,
 		     "campaign.db: database schema version 99 is newer than this campaignd"
-		     " knows (4)");
+		     " knows (5)");
 	assert_null(s);
 
 	/* Some other program's database. */
@@ -853,6 +904,7 @@ int main(void)
 		T(test_concurrent_access),
 		T(test_readonly),
 		T(test_migration_from_v1),
+		T(test_migration_pending_moves_v4),
 		T(test_refuses_unknown_files),
 		T(test_example_campaign),
 		T(test_outbox_secret_and_modes),
