@@ -9,12 +9,20 @@
  *      for each message whose UID is above last_uid, in increasing UID order.
  *      The source never decides by itself what was processed (no \Seen, no
  *      local "done" list): last_uid comes from the caller's own store.
- *   2. In the callback the engine records the message and its effects in
- *      one transaction, committing (uidvalidity, uid) as the new last UID.
- *   3. Only after that commit does it call mail_source_mark_processed(uid),
- *      which moves the message to the "processed" folder. A crash between 2
- *      and 3 leaves the message in the inbox with a UID at or below the
- *      stored last UID: it is not fetched again, and the move can be redone.
+ *   2. In the callback the engine records the message and its effects,
+ *      with (uidvalidity, uid) as the new last UID, in a transaction (or a
+ *      savepoint of a transaction shared by a group of messages).
+ *   3. Only after that commit does it call mail_source_mark_processed(uid)
+ *      (or _set for many), which moves the message to the "processed"
+ *      folder. A crash before the commit leaves nothing recorded: the
+ *      message is fetched again. A crash between 2 and 3 leaves the message
+ *      in the inbox with a UID at or below the stored last UID: it is not
+ *      fetched again, and the move can be redone.
+ * IMAP fetches new mail in batches: one UID FETCH of (UID RFC822.SIZE) lists
+ * it, then one UID FETCH per batch of at most 100 messages and 8 MiB. Any
+ * EXISTS or RECENT the server reports from the listing on makes the next
+ * wait return at once (changed), so mail that came meanwhile is not left
+ * waiting for an IDLE in which the server would not report it again.
  *
  * Failure classes (enum transport_status):
  *   TRANSPORT_TEMPFAIL  the network, the server or the disk had a problem that
@@ -337,7 +345,9 @@ struct smtp_sink_config {
 	struct transport_log log;
 };
 
-/* Copies the configuration. Each send is one SMTP session (libcurl). A 5xx
+/* Copies the configuration. Sends go through one libcurl handle whose SMTP
+ * connection is used again for the next mail (a new one after any failure,
+ * or when the server closed it). A 5xx
  * reply is TRANSPORT_PERMFAIL; 4xx, no reply, network errors and timeouts
  * are TRANSPORT_TEMPFAIL; a TLS handshake or certificate failure, a server
  * that does not offer STARTTLS when it is required, or a refused login is
