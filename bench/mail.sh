@@ -79,9 +79,10 @@ EOT
 	fi
 	before=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
 		"SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0])' "$db_dir/campaign.db")
+	# counted before the start: a fast daemon sends its first replies at once
+	sent_before=$(sent_count)
 	t0=$(now_ms)
 	start_daemon
-	sent_before=$(sent_count)
 	while [ "$(sent_count)" -lt $((sent_before + n)) ]; do
 		kill -0 "$dpid" 2>/dev/null || { fail "campaignd died"; break; }
 		sleep 1
