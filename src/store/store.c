@@ -131,6 +131,7 @@ void store_close(struct store *s)
 		return;
 	if (s->db) {
 		store_rollback(s);
+		store_stmt_cache_clear(s);
 		sqlite3_close_v2(s->db);
 	}
 	free(s->path);

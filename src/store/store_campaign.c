@@ -184,7 +184,7 @@ static int insert_players(struct store *s, const struct campaign *c, char **errs
 		sqlite3_bind_int(st, 16, p->fought_this_year);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 
 	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
 		const struct player *p = &c->players[i];
@@ -233,7 +233,7 @@ static int insert_map(struct store *s, const struct campaign *c, char **errstr)
 		sqlite3_bind_int(st, 10, p->line);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	for (size_t i = 0; status == STORE_OK && i < c->route_count; i++) {
 		const struct route *r = &c->routes[i];
 		status =
@@ -262,7 +262,7 @@ static int insert_campaign(struct store *s, const struct campaign *c, char **err
 		sqlite3_bind_text(st, 9, campaign_phase_name(c->phase), -1, SQLITE_STATIC);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK)
 		status = store_run(
 			s, errstr, NULL,
@@ -315,7 +315,7 @@ int store_has_campaign(struct store *s, bool *exists, char **name, char **errstr
 		if (name)
 			*name = row ? store_column_text(st, 0) : NULL;
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -376,7 +376,7 @@ static int load_header(struct store *s, struct campaign *c, char **errstr)
 		if (!phase_parse((const char *)sqlite3_column_text(st, 8), &c->phase))
 			status = store_corrupt(s, errstr, "unknown campaign phase");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -402,7 +402,7 @@ static int load_header(struct store *s, struct campaign *c, char **errstr)
 		set->inviolate_passable = sqlite3_column_int(st, 7);
 		set->defence_recalls_contingents = sqlite3_column_int(st, 8);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -418,7 +418,7 @@ static int load_header(struct store *s, struct campaign *c, char **errstr)
 		else
 			set->reminder_hours[i] = sqlite3_column_int(st, 0);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -461,7 +461,7 @@ static int load_map(struct store *s, struct campaign *c, int64_t players, char *
 		    !column_ref(st, 8, (size_t)players, &p->owner))
 			status = store_corrupt(s, errstr, "province refers to no player");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -476,7 +476,7 @@ static int load_map(struct store *s, struct campaign *c, int64_t players, char *
 		    !column_ref(st, 2, c->province_count, &r->b) || r->a < 0 || r->b < 0)
 			status = store_corrupt(s, errstr, "route refers to no province");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -521,7 +521,7 @@ static int load_players(struct store *s, struct campaign *c, char **errstr)
 						&p->movement_option))
 			status = store_corrupt(s, errstr, "unknown movement option");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -559,7 +559,7 @@ static int load_players(struct store *s, struct campaign *c, char **errstr)
 		e->general = sqlite3_column_int(st, 9);
 		e->line = sqlite3_column_int(st, 10);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -578,7 +578,7 @@ static int load_players(struct store *s, struct campaign *c, char **errstr)
 		c->players[pi].field.count[pos] = sqlite3_column_int(st, 2);
 		c->players[pi].reserve.count[pos] = sqlite3_column_int(st, 3);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -612,7 +612,7 @@ static int load_contingents_and_sieges(struct store *s, struct campaign *c, char
 			troops_alloc(&k->troops, c->players[k->owner].list.count);
 		}
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 
 	for (size_t i = 0; status == STORE_OK && i < c->contingent_count; i++) {
 		struct contingent *k = &c->contingents[i];
@@ -630,7 +630,7 @@ static int load_contingents_and_sieges(struct store *s, struct campaign *c, char
 			else
 				k->troops.count[pos] = sqlite3_column_int(st, 1);
 		}
-		sqlite3_finalize(st);
+		store_finish(s, st);
 	}
 	free(ids);
 	if (status != STORE_OK)
@@ -653,7 +653,7 @@ static int load_contingents_and_sieges(struct store *s, struct campaign *c, char
 		    g->besieger < 0)
 			status = store_corrupt(s, errstr, "siege of no province or player");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -704,7 +704,7 @@ static int check_same_campaign(struct store *s, const struct campaign *c, char *
 				"the campaign to save has other provinces than the stored one");
 		n++;
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK && n != c->province_count)
 		status = store_fail(s, errstr, STORE_MISMATCH,
 				    "the campaign to save has other provinces than the stored one");
@@ -729,7 +729,7 @@ static int check_same_campaign(struct store *s, const struct campaign *c, char *
 				" the stored one");
 		n++;
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK && n != c->player_count)
 		status = store_fail(s, errstr, STORE_MISMATCH,
 				    "the campaign to save has other players than the stored one");
@@ -762,7 +762,7 @@ static int save_players(struct store *s, const struct campaign *c, char **errstr
 		sqlite3_bind_int(st, 11, p->fought_this_year);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK)
 		status = store_prepare(s, errstr, &st,
 				       "UPDATE troops SET field = ?1, reserve = ?2"
@@ -778,7 +778,7 @@ static int save_players(struct store *s, const struct campaign *c, char **errstr
 			status = store_step_done(s, errstr, st);
 		}
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -804,7 +804,7 @@ int store_save_state(struct store *s, const struct campaign *c, char **errstr)
 		sqlite3_bind_int64(st, 2, (int64_t)i);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK)
 		status = save_players(s, c, errstr);
 	if (status == STORE_OK)

@@ -49,7 +49,7 @@ int store_inbound_record(struct store *s, const struct store_inbound *msg, bool 
 			sqlite3_bind_text(st, 8, msg->summary, -1, SQLITE_STATIC);
 			status = store_step_done(s, errstr, st);
 		}
-		sqlite3_finalize(st);
+		store_finish(s, st);
 	}
 	return store_write_end(s, status, errstr);
 }
@@ -85,7 +85,7 @@ int store_pending_moves(struct store *s, const char *mailbox, uint32_t uidvalidi
 		grow_array((void **)uids, &cap, *count + 1, sizeof **uids);
 		(*uids)[(*count)++] = (uint32_t)sqlite3_column_int64(st, 0);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK) {
 		free(*uids);
 		*uids = NULL;
@@ -108,7 +108,7 @@ int store_pending_moves_done(struct store *s, const char *mailbox, uint32_t uidv
 		sqlite3_bind_int64(st, 3, uids[i]);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return store_write_end(s, status, errstr);
 }
 
@@ -219,7 +219,7 @@ int store_outbox_due(struct store *s, int64_t now, size_t limit,
 		grow_array((void **)&list, &cap, n + 1, sizeof *list);
 		outbox_item_read(st, &list[n++]);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK) {
 		store_outbox_items_free(list, n);
 		return status;
@@ -246,7 +246,7 @@ int store_outbox_get(struct store *s, int64_t id, struct store_outbox_item **ite
 		*item = xcalloc(1, sizeof **item);
 		outbox_item_read(st, *item);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -279,7 +279,7 @@ int store_outbox_matching(struct store *s, int64_t after, int64_t upto, const ch
 		grow_array((void **)&list, &cap, n + 1, sizeof *list);
 		outbox_item_read(st, &list[n++]);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK) {
 		store_outbox_items_free(list, n);
 		return status;

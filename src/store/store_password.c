@@ -86,6 +86,6 @@ bool store_check_password(struct store *s, const char *who, const char *password
 		const char *hash = (const char *)sqlite3_column_text(st, 0);
 		ok = hash && password_verified(s, hash, password);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return ok;
 }
