@@ -82,6 +82,7 @@ int store_open_at_version(const char *path, unsigned flags, int schema_version,
 		goto done;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
+	store_campaign_hooks(s);
 	s->busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 
@@ -132,6 +133,7 @@ void store_close(struct store *s)
 	if (s->db) {
 		store_rollback(s);
 		store_stmt_cache_clear(s);
+		store_campaign_forget(s);
 		sqlite3_close_v2(s->db);
 	}
 	free(s->path);

@@ -660,9 +660,15 @@ static int load_contingents_and_sieges(struct store *s, struct campaign *c, char
 int store_load_campaign(struct store *s, struct campaign **out, char **errstr)
 {
 	*out = NULL;
-	struct campaign *c = campaign_new();
-	int64_t players = 0;
+	int64_t players = 0, version = 0;
 	int status = store_read_begin(s, errstr);
+	if (status == STORE_OK)
+		status = store_campaign_version(s, &version, errstr);
+	if (status == STORE_OK && (*out = store_campaign_cached(s, version))) {
+		store_read_end(s);
+		return STORE_OK;
+	}
+	struct campaign *c = campaign_new();
 	if (status == STORE_OK)
 		status = load_header(s, c, errstr);
 	if (status == STORE_OK)
@@ -681,6 +687,7 @@ int store_load_campaign(struct store *s, struct campaign **out, char **errstr)
 		campaign_free(c);
 		return status;
 	}
+	store_campaign_keep(s, c, version);
 	*out = c;
 	return STORE_OK;
 }
@@ -784,6 +791,12 @@ static int save_players(struct store *s, const struct campaign *c, char **errstr
 
 int store_save_state(struct store *s, const struct campaign *c, char **errstr)
 {
+	/* Only what changed is written: most mail changes nothing of it. */
+	int64_t version = 0;
+	if (s->campaign && store_campaign_version(s, &version, NULL) == STORE_OK &&
+	    store_campaign_unchanged(s, c, version))
+		return STORE_OK;
+	store_campaign_forget(s);
 	int status = check_campaign(s, c, errstr);
 	if (status != STORE_OK)
 		return status;

@@ -47,6 +47,10 @@ struct store {
 	 * parser and planner cost more than most of our statements' work). */
 	struct store_cached_stmt stmts[STORE_STMT_CACHE];
 	size_t stmt_count;
+	/* The campaign as last loaded or saved (store_cache.c), with the
+	 * PRAGMA data_version it was read under; NULL when unknown. */
+	struct campaign *campaign;
+	int64_t campaign_version;
 };
 
 /* store.c */
@@ -58,6 +62,19 @@ struct store {
  * one) is STORE_EXISTS. */
 int store_create_private(const struct store *s, const char *path, bool exclusive,
 			 char **errstr);
+
+/* store_cache.c: the campaign kept in memory. store_campaign_hooks makes
+ * SQLite forget it on any write to a campaign table and any rollback. */
+void store_campaign_hooks(struct store *s);
+void store_campaign_forget(struct store *s);
+/* PRAGMA data_version: changes when another connection commits. */
+int store_campaign_version(struct store *s, int64_t *version, char **errstr);
+/* A copy of the kept campaign if it was read under version, else NULL. */
+struct campaign *store_campaign_cached(struct store *s, int64_t version);
+/* Keeps a copy of c, read (or written) under version. */
+void store_campaign_keep(struct store *s, const struct campaign *c, int64_t version);
+/* Whether c's state is the kept campaign's (read under version). */
+bool store_campaign_unchanged(struct store *s, const struct campaign *c, int64_t version);
 
 /* store_schema.c */
 

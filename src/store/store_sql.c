@@ -319,9 +319,14 @@ int store_write_end(struct store *s, int status, char **errstr)
 	if (s->in_transaction) {
 		if (status == STORE_OK)
 			status = store_exec(s, "RELEASE store_write", errstr);
-		if (status != STORE_OK)
+		if (status != STORE_OK) {
+			/* a savepoint undone (no rollback hook for it): the
+			 * campaign kept in memory may hold what it undid */
+			campaign_free(s->campaign);
+			s->campaign = NULL;
 			sqlite3_exec(s->db, "ROLLBACK TO store_write; RELEASE store_write", NULL,
 				     NULL, NULL);
+		}
 		return status;
 	}
 	if (status == STORE_OK)
@@ -420,6 +425,10 @@ void store_rollback_savepoint(struct store *s)
 		s->read_transaction = false;
 		return;
 	}
+	/* a savepoint undone (no rollback hook for it): the campaign kept in
+	 * memory may hold what it undid */
+	campaign_free(s->campaign);
+	s->campaign = NULL;
 	sqlite3_exec(s->db, "ROLLBACK TO store_mail; RELEASE store_mail", NULL, NULL, NULL);
 	if (sqlite3_get_autocommit(s->db)) {
 		s->in_transaction = false;
