@@ -575,7 +575,7 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 		if (close_group(fc) != 0)
 			return TRANSPORT_TEMPFAIL;
 	}
-	if (now - fc->last_flush >= BACKLOG_FLUSH_SECONDS) {
+	if (now - fc->last_flush >= BACKLOG_FLUSH_SECONDS && !engine_batch_open(fc->d->engine)) {
 		flush_outbox(fc->d, now);
 		fc->last_flush = now;
 	}

@@ -137,7 +137,10 @@ void engine_batch_rollback(struct engine *e);
  * recorded as blocked (engine_sink_state) and tried again with the same
  * backoff, for as long as it takes; the organiser is mailed once per
  * episode. The first mail that goes through ends the episode.
- * *sent and *failed count this round. Returns 0, or -1 on a database error. */
+ * Every due mail is sent, not only a first batch; each is marked sent as
+ * soon as the server took it, without waiting for the disk (see
+ * store_set_synced). *sent and *failed count this round. Returns 0, or -1
+ * on a database error. */
 int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, size_t *sent,
 			size_t *failed, char **errstr);
 

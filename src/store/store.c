@@ -161,3 +161,10 @@ void store_set_busy_timeout(struct store *s, int milliseconds)
 	s->busy_timeout_ms = milliseconds;
 	sqlite3_busy_timeout(s->db, milliseconds);
 }
+
+int store_set_synced(struct store *s, bool synced, char **errstr)
+{
+	/* WAL: FULL syncs the log at every commit, NORMAL only at checkpoints */
+	return store_exec(s, synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+			  errstr);
+}

@@ -81,6 +81,13 @@ void store_set_pwhash_limits(struct store *s, unsigned long long opslimit, size_
  * (default 10 s). */
 void store_set_busy_timeout(struct store *s, int milliseconds);
 
+/* Whether each commit waits for the disk (true, the default). Commits made
+ * with false (outside a transaction only) survive a crash of the process,
+ * and reach the disk with the next waited-for commit or checkpoint; a power
+ * cut before that may lose them. For records whose loss costs little: a
+ * reply marked sent that is sent again. */
+int store_set_synced(struct store *s, bool synced, char **errstr);
+
 /* ---- transactions ---- */
 
 /* Starts a write transaction (waiting up to the busy timeout for the write

@@ -732,6 +732,41 @@ static void test_outbox_retries_and_reports_failures(void **state)
 	free(m);
 }
 
+/* Every due reply goes out in one flush, not only a first hundred, and
+ * each is marked sent (a second flush sends nothing). */
+static void test_outbox_sends_every_due_reply(void **state)
+{
+	struct test_engine *f = *state;
+	struct fake_sink fs = {TRANSPORT_OK, 0, ""};
+	struct mail_sink *sink = mail_sink_new(&fake_ops, &fs);
+	engine_free(f->engine); /* one without the default rate limit */
+	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX",
+				    .limits = {.max_bytes = 20000, .max_depth = 10},
+				    .rate_limit_per_hour = 100000};
+	f->engine = engine_new(f->store, f->tpl, &cfg);
+	for (uint32_t i = 1; i <= 250; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "many%u@example.org", i);
+		char *m = mail("philippe@example.org", id, "",
+			       "PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n");
+		struct engine_outcome out;
+		assert_int_equal(process(f, i, m, &out), ENGINE_ACCEPTED);
+		engine_outcome_free(&out);
+		free(m);
+	}
+	size_t sent, failed;
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW, &sent, &failed, NULL), 0);
+	assert_int_equal(sent, 250);
+	assert_int_equal(failed, 0);
+	assert_int_equal(fs.calls, 250);
+	assert_string_equal(fs.last_rcpt, "philippe@example.org");
+	assert_int_equal(engine_outbox_next_due(f->engine, NOW), -1);
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW + 3600, &sent, &failed, NULL), 0);
+	assert_int_equal(sent, 0);
+	assert_int_equal(fs.calls, 250);
+	mail_sink_free(sink);
+}
+
 /* Issue 17: a reply quotes only excerpts of what it answers, and ids a
  * client mangled are left out instead of failing the reply. */
 static size_t largest_outbox_mail(struct test_engine *f)
@@ -972,6 +1007,7 @@ int main(void)
 		T(test_oversized_mail_is_refused_with_a_reply),
 		T(test_dry_run_changes_nothing),
 		T(test_outbox_retries_and_reports_failures),
+		T(test_outbox_sends_every_due_reply),
 		T(test_outbox_waits_for_a_blocked_server),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
