@@ -345,12 +345,27 @@ static int daemon_open(struct daemon *d, const char *config_path)
 struct fetch_ctx {
 	struct daemon *d;
 	size_t processed;
+	size_t in_batch;     /* mails in the open group transaction */
+	int64_t batch_start; /* monotonic ms when the group was opened */
 	int64_t last_flush;
 };
+
+/* Mails are applied in groups, one transaction each (a savepoint per
+ * mail): at most this many, and a group is closed after this long so that
+ * the first players of a backlog are answered at once. */
+#define GROUP_MAILS 100
+#define GROUP_MS 250
 
 /* Seconds between outbox flushes while a long backlog is being read: the
  * first players get their answers before the last mail is read. */
 #define BACKLOG_FLUSH_SECONDS 5
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* Delivers what is due; -1 on a database error (logged). */
 static int flush_outbox(struct daemon *d, int64_t now)
@@ -386,6 +401,105 @@ static int flush_outbox(struct daemon *d, int64_t now)
 	return rc;
 }
 
+/* Moves the mail set aside but not yet moved to the quarantine folder (rare:
+ * one command each). */
+static enum transport_status do_quarantine_moves(struct daemon *d, uint32_t uidvalidity)
+{
+	uint32_t *uids = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	if (engine_pending_quarantine(d->engine, &uids, &n, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		return TRANSPORT_TEMPFAIL;
+	}
+	enum transport_status st = TRANSPORT_OK;
+	for (size_t i = 0; i < n && st == TRANSPORT_OK; i++) {
+		st = mail_source_quarantine(d->source, uidvalidity, uids[i], &err);
+		if (st == TRANSPORT_OK || st == TRANSPORT_UIDVALIDITY_CHANGED) {
+			if (engine_quarantine_done(d->engine, uids[i], &err) != 0) {
+				log_error("%s", err);
+				st = TRANSPORT_TEMPFAIL;
+			} else {
+				st = TRANSPORT_OK;
+			}
+		} else {
+			log_warn("moving message uid %u: %s", uids[i], err ? err : "failed");
+		}
+		free(err);
+		err = NULL;
+	}
+	free(uids);
+	return st;
+}
+
+/* Moves the mail that was committed (or set aside) but not yet moved: the
+ * processed mail with one command per batch of UIDs, then one transaction
+ * that forgets them. */
+static enum transport_status do_moves(struct daemon *d)
+{
+	uint32_t *uids = NULL, uidvalidity = 0, last = 0;
+	size_t n = 0;
+	char *err = NULL;
+	if (engine_mailbox_position(d->engine, &uidvalidity, &last, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		return TRANSPORT_TEMPFAIL;
+	}
+	enum transport_status qst = do_quarantine_moves(d, uidvalidity);
+	if (engine_pending_moves(d->engine, uidvalidity, &uids, &n, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		return TRANSPORT_TEMPFAIL;
+	}
+	enum transport_status st = mail_source_mark_processed_set(d->source, uidvalidity, uids, n,
+								  &err);
+	if (st == TRANSPORT_OK || st == TRANSPORT_UIDVALIDITY_CHANGED) {
+		if (n && engine_move_done(d->engine, uidvalidity, uids, n, &err) != 0) {
+			log_error("%s", err);
+			st = TRANSPORT_TEMPFAIL;
+		} else {
+			st = TRANSPORT_OK;
+		}
+	} else {
+		log_warn("moving %zu message%s (uid %u..%u): %s", n, n == 1 ? "" : "s", uids[0],
+			 uids[n - 1], err ? err : "failed");
+	}
+	free(err);
+	free(uids);
+	return qst != TRANSPORT_OK ? qst : st;
+}
+
+/* Commits the open group of mails; then, and only then, their replies are
+ * sent (and, once the fetch is over, their mail moved: moving from inside
+ * the fetch would disturb a Maildir's listing). */
+static int close_group(struct fetch_ctx *fc)
+{
+	if (!engine_batch_open(fc->d->engine)) {
+		fc->in_batch = 0;
+		return 0;
+	}
+	char *err = NULL;
+	size_t n = fc->in_batch;
+	fc->in_batch = 0;
+	if (engine_batch_commit(fc->d->engine, &err) != 0) {
+		log_error("%zu message%s not recorded (%s); will retry", n, n == 1 ? "" : "s",
+			  err ? err : "commit failed");
+		free(err);
+		fc->processed -= n < fc->processed ? n : fc->processed;
+		return -1;
+	}
+	/* For the crash test: die between the commit and the move. */
+	if (n && getenv("CAMPAIGND_TEST_CRASH_AFTER_COMMIT"))
+		_exit(70);
+	int64_t now = clock_now();
+	if (n) {
+		flush_outbox(fc->d, now);
+		fc->last_flush = now;
+	}
+	return 0;
+}
+
 static enum transport_status on_message(void *ctx, const struct transport_message *msg,
 					char **errstr)
 {
@@ -393,11 +507,40 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 	struct engine_outcome out;
 	char *err = NULL;
 	int64_t now = clock_now();
+	if (!engine_batch_open(fc->d->engine)) {
+		if (engine_batch_begin(fc->d->engine, &err) != 0) {
+			log_error("message uid %u: %s; will retry", msg->uid, err ? err : "failed");
+			if (errstr)
+				*errstr = err;
+			else
+				free(err);
+			return TRANSPORT_TEMPFAIL;
+		}
+		fc->in_batch = 0;
+		fc->batch_start = mono_ms();
+	}
 	if (engine_process_mail(fc->d->engine, msg->uidvalidity, msg->uid, msg->data, msg->len, now,
 				false, &out, &err) != 0) {
 		/* Nothing was recorded: the mail stays and is fetched again,
 		 * unless it failed this way too often: then it is set aside
-		 * and the mails behind it go on. */
+		 * and the mails behind it go on. The mails before it in its
+		 * group are kept: committed first, so that its failure is
+		 * counted in a transaction of its own. */
+		if (!engine_batch_open(fc->d->engine) && fc->in_batch) {
+			/* the database rolled the whole group back */
+			log_error("%zu earlier message%s of its group not recorded; will retry",
+				  fc->in_batch, fc->in_batch == 1 ? "" : "s");
+			fc->processed -= fc->in_batch < fc->processed ? fc->in_batch : fc->processed;
+			fc->in_batch = 0;
+		}
+		if (close_group(fc) != 0) {
+			log_error("message uid %u: %s; will retry", msg->uid, err ? err : "failed");
+			if (errstr)
+				*errstr = err;
+			else
+				free(err);
+			return TRANSPORT_TEMPFAIL;
+		}
 		char *qerr = NULL;
 		int q = engine_mail_failed(fc->d->engine, msg->uidvalidity, msg->uid, msg->data,
 					   msg->len, err ? err : "failed", now, &qerr);
@@ -426,56 +569,17 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 		 out.reply_to ? ", reply to " : "", out.reply_to ? out.reply_to : "");
 	engine_outcome_free(&out);
 	fc->processed++;
-	/* For the crash test: die between the commit and the move. */
-	if (getenv("CAMPAIGND_TEST_CRASH_AFTER_COMMIT"))
-		_exit(70);
-	if (now - fc->last_flush >= BACKLOG_FLUSH_SECONDS) {
+	fc->in_batch++;
+	if (fc->in_batch >= GROUP_MAILS || mono_ms() - fc->batch_start >= GROUP_MS ||
+	    stop_requested) {
+		if (close_group(fc) != 0)
+			return TRANSPORT_TEMPFAIL;
+	}
+	if (now - fc->last_flush >= BACKLOG_FLUSH_SECONDS && !engine_batch_open(fc->d->engine)) {
 		flush_outbox(fc->d, now);
 		fc->last_flush = now;
 	}
 	return stop_requested ? TRANSPORT_TEMPFAIL : TRANSPORT_OK;
-}
-
-/* Moves the mail that was committed (or set aside) but not yet moved. */
-static enum transport_status do_moves_to(struct daemon *d, bool quarantine)
-{
-	uint32_t *uids = NULL, uidvalidity = 0, last = 0;
-	size_t n = 0;
-	char *err = NULL;
-	if (engine_mailbox_position(d->engine, &uidvalidity, &last, &err) != 0 ||
-	    (quarantine ? engine_pending_quarantine(d->engine, &uids, &n, &err)
-			: engine_pending_moves(d->engine, &uids, &n, &err)) != 0) {
-		log_error("%s", err);
-		free(err);
-		return TRANSPORT_TEMPFAIL;
-	}
-	enum transport_status st = TRANSPORT_OK;
-	for (size_t i = 0; i < n && st == TRANSPORT_OK; i++) {
-		st = quarantine ? mail_source_quarantine(d->source, uidvalidity, uids[i], &err)
-				: mail_source_mark_processed(d->source, uidvalidity, uids[i], &err);
-		if (st == TRANSPORT_OK || st == TRANSPORT_UIDVALIDITY_CHANGED) {
-			if ((quarantine ? engine_quarantine_done(d->engine, uids[i], &err)
-					: engine_move_done(d->engine, uids[i], &err)) != 0) {
-				log_error("%s", err);
-				st = TRANSPORT_TEMPFAIL;
-			} else {
-				st = TRANSPORT_OK;
-			}
-		} else {
-			log_warn("moving message uid %u: %s", uids[i], err ? err : "failed");
-		}
-		free(err);
-		err = NULL;
-	}
-	free(uids);
-	return st;
-}
-
-static enum transport_status do_moves(struct daemon *d)
-{
-	enum transport_status st = do_moves_to(d, true);
-	enum transport_status st2 = do_moves_to(d, false);
-	return st != TRANSPORT_OK ? st : st2;
 }
 
 /* One round: pending moves, new mail, moves, outbox. Returns the worst
@@ -485,7 +589,7 @@ static enum transport_status daemon_cycle(struct daemon *d, size_t *processed)
 	char *err = NULL;
 	enum transport_status worst = do_moves(d);
 	uint32_t uidvalidity = 0, last = 0;
-	struct fetch_ctx fc = {d, 0, clock_now()};
+	struct fetch_ctx fc = {.d = d, .last_flush = clock_now()};
 	if (engine_mailbox_position(d->engine, &uidvalidity, &last, &err) != 0) {
 		log_error("%s", err);
 		free(err);
@@ -494,16 +598,21 @@ static enum transport_status daemon_cycle(struct daemon *d, size_t *processed)
 	uint32_t current = 0;
 	enum transport_status st = mail_source_fetch_new(d->source, uidvalidity, last, on_message,
 							 &fc, &current, &err);
+	if (close_group(&fc) != 0 && st == TRANSPORT_OK)
+		st = TRANSPORT_TEMPFAIL;
 	if (st == TRANSPORT_UIDVALIDITY_CHANGED) {
 		log_warn("the mailbox was recreated (UIDVALIDITY %u -> %u): matching mail by "
 			 "Message-ID from now on", uidvalidity, current);
 		free(err);
 		err = NULL;
-		if (engine_mailbox_reset(d->engine, current, &err) == 0)
+		if (engine_mailbox_reset(d->engine, current, &err) == 0) {
 			st = mail_source_fetch_new(d->source, current, 0, on_message, &fc, &current,
 						   &err);
-		else
+			if (close_group(&fc) != 0 && st == TRANSPORT_OK)
+				st = TRANSPORT_TEMPFAIL;
+		} else {
 			st = TRANSPORT_TEMPFAIL;
+		}
 	}
 	if (st != TRANSPORT_OK) {
 		log_warn("fetching mail: %s", err ? err : transport_status_name(st));
@@ -584,6 +693,10 @@ static int run_forever(struct daemon *d, const char *config_path)
 		enum transport_status st = daemon_cycle(d, &processed);
 		if (stop_requested)
 			break;
+		/* Mail came in while this round worked through the last: look
+		 * again at once, not after the next IDLE. */
+		if (st == TRANSPORT_OK && processed > 0)
+			continue;
 		unsigned timeout_ms;
 		if (st == TRANSPORT_OK) {
 			backoff = 0;

@@ -97,6 +97,38 @@ void engine_free(struct engine *e)
 	free(e);
 }
 
+/* ---- a group of mails in one transaction ---- */
+
+int engine_batch_begin(struct engine *e, char **errstr)
+{
+	return store_begin(e->store, errstr) == STORE_OK ? 0 : -1;
+}
+
+bool engine_batch_open(const struct engine *e)
+{
+	return store_in_transaction(e->store);
+}
+
+int engine_batch_commit(struct engine *e, char **errstr)
+{
+	if (!store_in_transaction(e->store))
+		return 0;
+	if (store_commit(e->store, errstr) != STORE_OK) {
+		e->publish_due = false;
+		return -1;
+	}
+	char *perr = NULL;
+	engine_publish_if_due(e, &perr);
+	free(perr);
+	return 0;
+}
+
+void engine_batch_rollback(struct engine *e)
+{
+	store_rollback(e->store);
+	e->publish_due = false;
+}
+
 /* ---- replies ---- */
 
 /* A token for the reply's Message-ID: stable for the same mail, unique
@@ -909,7 +941,12 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 		msgid = engine_stored_message_id(info.message_id);
 	char *sender = info.from_addr ? engine_excerpt(info.from_addr, 254) : NULL;
 
-	if (store_begin(e->store, errstr) != STORE_OK)
+	/* Inside a group (engine_batch_begin): a savepoint of its own, so
+	 * that this mail fails alone; else a transaction of its own. */
+	bool grouped = store_in_transaction(e->store);
+	bool publish_was_due = e->publish_due;
+	if ((grouped ? store_savepoint(e->store, errstr) : store_begin(e->store, errstr)) !=
+	    STORE_OK)
 		goto out_free;
 	bool seen = false;
 	if (store_inbound_seen(e->store, e->mailbox, uidvalidity, uid, msgid, &seen, errstr) !=
@@ -943,16 +980,26 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 	if (uid && engine_mailbox_advance(e, uidvalidity, uid, errstr) != 0)
 		goto fail;
 	if (dry_run) {
-		store_rollback(e->store);
-		e->publish_due = false;
+		if (grouped)
+			store_rollback_savepoint(e->store);
+		else
+			store_rollback(e->store);
+		e->publish_due = publish_was_due;
 		rc = 0;
+	} else if (grouped) {
+		rc = store_release(e->store, errstr) == STORE_OK ? 0 : -1;
+		if (rc != 0)
+			e->publish_due = publish_was_due;
 	} else {
 		rc = store_commit(e->store, errstr) == STORE_OK ? 0 : -1;
 	}
 	goto out_free;
 fail:
-	store_rollback(e->store);
-	e->publish_due = false;
+	if (grouped)
+		store_rollback_savepoint(e->store);
+	else
+		store_rollback(e->store);
+	e->publish_due = grouped && store_in_transaction(e->store) ? publish_was_due : false;
 out_free:
 	if (rc != 0)
 		engine_outcome_free(out); /* nothing happened: nothing to report */
@@ -961,7 +1008,7 @@ out_free:
 	free(sender);
 	mail_info_free(&info);
 	engine_secrets_clear(e);
-	if (rc == 0) {
+	if (rc == 0 && !grouped) {
 		char *perr = NULL;
 		engine_publish_if_due(e, &perr);
 		free(perr);

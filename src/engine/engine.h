@@ -109,11 +109,26 @@ int engine_mailbox_position(struct engine *e, uint32_t *uidvalidity, uint32_t *l
 /* Starts over under a new UIDVALIDITY (messages are then matched by
  * Message-ID). */
 int engine_mailbox_reset(struct engine *e, uint32_t uidvalidity, char **errstr);
-/* UIDs committed but not yet moved out of the inbox, oldest first; *uids is
- * malloc'd. */
-int engine_pending_moves(struct engine *e, uint32_t **uids, size_t *count, char **errstr);
-/* Records that uid was moved. */
-int engine_move_done(struct engine *e, uint32_t uid, char **errstr);
+/* UIDs of uidvalidity committed but not yet moved out of the inbox,
+ * increasing; *uids is malloc'd (a row per UID in the store). */
+int engine_pending_moves(struct engine *e, uint32_t uidvalidity, uint32_t **uids, size_t *count,
+			 char **errstr);
+/* Records that these UIDs were moved (one transaction). */
+int engine_move_done(struct engine *e, uint32_t uidvalidity, const uint32_t *uids, size_t count,
+		     char **errstr);
+
+/* Group commit: between engine_batch_begin and engine_batch_commit, each
+ * engine_process_mail runs in a savepoint of one transaction (a failing
+ * mail is undone alone), so a batch of mails costs one commit. Nothing a
+ * mail did is durable before engine_batch_commit returns 0: move mail and
+ * send replies only after it. engine_batch_open is false when no group is
+ * open, or when a database failure (a full disk) rolled the whole group
+ * back: then nothing of it was recorded and its mail must be fetched again.
+ * engine_batch_commit without an open group does nothing. */
+int engine_batch_begin(struct engine *e, char **errstr);
+bool engine_batch_open(const struct engine *e);
+int engine_batch_commit(struct engine *e, char **errstr);
+void engine_batch_rollback(struct engine *e);
 
 /* Delivers the outbox mail that is due through sink: sent mail is marked
  * sent; a temporary failure is retried later (1 min, 2, 4 ... at most 1 h);
@@ -123,7 +138,10 @@ int engine_move_done(struct engine *e, uint32_t uid, char **errstr);
  * recorded as blocked (engine_sink_state) and tried again with the same
  * backoff, for as long as it takes; the organiser is mailed once per
  * episode. The first mail that goes through ends the episode.
- * *sent and *failed count this round. Returns 0, or -1 on a database error. */
+ * Every due mail is sent, not only a first batch; each is marked sent as
+ * soon as the server took it, without waiting for the disk (see
+ * store_set_synced). *sent and *failed count this round. Returns 0, or -1
+ * on a database error. */
 int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, size_t *sent,
 			size_t *failed, char **errstr);
 

@@ -64,10 +64,8 @@ static int with_transaction(struct engine *e, int (*fn)(struct engine *, void *,
 static int reset_fn(struct engine *e, void *arg, char **errstr)
 {
 	uint32_t uidvalidity = *(uint32_t *)arg;
-	char *key = kv_key(e, "pending_moves");
-	int rc = store_kv_set(e->store, key, NULL, errstr);
-	free(key);
-	key = kv_key(e, "pending_quarantine");
+	int rc = store_pending_moves_clear(e->store, e->mailbox, errstr);
+	char *key = kv_key(e, "pending_quarantine");
 	if (rc == STORE_OK)
 		rc = store_kv_set(e->store, key, NULL, errstr);
 	free(key);
@@ -117,9 +115,22 @@ static int pending_list(struct engine *e, const char *what, uint32_t **uids, siz
 	return rc == STORE_OK ? 0 : -1;
 }
 
-int engine_pending_moves(struct engine *e, uint32_t **uids, size_t *count, char **errstr)
+int engine_pending_moves(struct engine *e, uint32_t uidvalidity, uint32_t **uids, size_t *count,
+			 char **errstr)
 {
-	return pending_list(e, "pending_moves", uids, count, errstr);
+	return store_pending_moves(e->store, e->mailbox, uidvalidity, uids, count, errstr) ==
+			       STORE_OK
+		       ? 0
+		       : -1;
+}
+
+int engine_move_done(struct engine *e, uint32_t uidvalidity, const uint32_t *uids, size_t count,
+		     char **errstr)
+{
+	return store_pending_moves_done(e->store, e->mailbox, uidvalidity, uids, count, errstr) ==
+			       STORE_OK
+		       ? 0
+		       : -1;
 }
 
 int engine_pending_quarantine(struct engine *e, uint32_t **uids, size_t *count, char **errstr)
@@ -127,8 +138,9 @@ int engine_pending_quarantine(struct engine *e, uint32_t **uids, size_t *count, 
 	return pending_list(e, "pending_quarantine", uids, count, errstr);
 }
 
-/* Adds (add = true) or removes uid in a pending list ("pending_moves" or
- * "pending_quarantine"). Inside a transaction already or alone. */
+/* Adds (add = true) or removes uid in the pending quarantine list (rare:
+ * the processed mail's moves are rows of their own). Inside a transaction
+ * already or alone. */
 static int update_pending(struct engine *e, const char *what, uint32_t uid, bool add,
 			  char **errstr)
 {
@@ -153,21 +165,6 @@ static int update_pending(struct engine *e, const char *what, uint32_t uid, bool
 	return rc == STORE_OK ? 0 : -1;
 }
 
-static int update_pending_moves(struct engine *e, uint32_t uid, bool add, char **errstr)
-{
-	return update_pending(e, "pending_moves", uid, add, errstr);
-}
-
-static int move_done_fn(struct engine *e, void *arg, char **errstr)
-{
-	return update_pending_moves(e, *(uint32_t *)arg, false, errstr);
-}
-
-int engine_move_done(struct engine *e, uint32_t uid, char **errstr)
-{
-	return with_transaction(e, move_done_fn, &uid, errstr);
-}
-
 static int quarantine_done_fn(struct engine *e, void *arg, char **errstr)
 {
 	return update_pending(e, "pending_quarantine", *(uint32_t *)arg, false, errstr);
@@ -190,7 +187,9 @@ int engine_mailbox_advance(struct engine *e, uint32_t uidvalidity, uint32_t uid,
 		return -1;
 	if (kv_set_u32(e, "uidvalidity", uidvalidity, errstr) != STORE_OK)
 		return -1;
-	return update_pending_moves(e, uid, true, errstr);
+	return store_pending_move_add(e->store, e->mailbox, uidvalidity, uid, errstr) == STORE_OK
+		       ? 0
+		       : -1;
 }
 
 /* The Message-ID as the inbound log keeps it: "<id>", or for an id longer

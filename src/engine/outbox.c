@@ -324,6 +324,14 @@ static int sink_blocked(struct engine *e, struct engine_sink_state *st, const ch
 	return first ? report_blocked(e, st, now, errstr) : 0;
 }
 
+/* Mail asked for at a time, and at most this many times in one flush. */
+#define OUTBOX_BATCH 100
+#define OUTBOX_ROUNDS 1000
+
+static int send_batch(struct engine *e, struct mail_sink *sink, struct engine_sink_state *bl,
+		      struct store_outbox_item *items, size_t count, int64_t now, size_t *sent,
+		      size_t *failed, bool *stop_all, char **errstr);
+
 int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, size_t *sent,
 			size_t *failed, char **errstr)
 {
@@ -337,10 +345,42 @@ int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, s
 		engine_sink_state_free(&block);
 		return 0;
 	}
-	if (store_outbox_due(e->store, now, 100, &items, &count, errstr) != STORE_OK) {
-		engine_sink_state_free(&block);
-		return -1;
+	/* A reply is marked sent the moment the server took it, so that a
+	 * crash sends at most that one again; without waiting for the disk
+	 * each time (a power cut may lose some marks: those replies go out
+	 * twice). The next commit that waits makes them durable. */
+	bool unsynced = !store_in_transaction(e->store) &&
+			store_set_synced(e->store, false, NULL) == STORE_OK;
+	int rc = 0;
+	bool stop = false;
+	/* every due mail, a hundred at a time, not only the first hundred */
+	for (int round = 0; rc == 0 && !stop && round < OUTBOX_ROUNDS; round++) {
+		store_outbox_items_free(items, count);
+		items = NULL;
+		count = 0;
+		if (store_outbox_due(e->store, now, OUTBOX_BATCH, &items, &count, errstr) !=
+		    STORE_OK) {
+			rc = -1;
+			break;
+		}
+		rc = send_batch(e, sink, &block, items, count, now, sent, failed, &stop, errstr);
+		if (count < OUTBOX_BATCH)
+			break;
 	}
+	if (unsynced)
+		store_set_synced(e->store, true, NULL);
+	store_outbox_items_free(items, count);
+	engine_sink_state_free(&block);
+	return rc;
+}
+
+/* Sends items in order; *stop when the server is blocked. Returns 0, or -1
+ * on a database error. */
+static int send_batch(struct engine *e, struct mail_sink *sink, struct engine_sink_state *bl,
+		      struct store_outbox_item *items, size_t count, int64_t now, size_t *sent,
+		      size_t *failed, bool *stop_all, char **errstr)
+{
+	struct engine_sink_state block = *bl;
 	int rc = 0;
 	for (size_t i = 0; i < count && rc == 0; i++) {
 		struct store_outbox_item *it = &items[i];
@@ -392,11 +432,12 @@ int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, s
 		} else if (store_commit(e->store, errstr) != STORE_OK) {
 			rc = -1;
 		}
-		if (stop)
+		if (stop) {
+			*stop_all = true;
 			break;
+		}
 	}
-	store_outbox_items_free(items, count);
-	engine_sink_state_free(&block);
+	*bl = block;
 	return rc;
 }
 

@@ -199,6 +199,22 @@ enum transport_status mail_source_quarantine(struct mail_source *src, uint32_t u
 	return src->ops->quarantine(src->state, uidvalidity, uid, errstr);
 }
 
+enum transport_status mail_source_mark_processed_set(struct mail_source *src,
+						     uint32_t uidvalidity, const uint32_t *uids,
+						     size_t n, char **errstr)
+{
+	if (n == 0)
+		return TRANSPORT_OK;
+	enum transport_status st = source_ensure_open(src, errstr);
+	if (st != TRANSPORT_OK)
+		return st;
+	if (src->ops->mark_processed_set)
+		return src->ops->mark_processed_set(src->state, uidvalidity, uids, n, errstr);
+	for (size_t i = 0; i < n && st == TRANSPORT_OK; i++)
+		st = src->ops->mark_processed(src->state, uidvalidity, uids[i], errstr);
+	return st;
+}
+
 enum transport_status mail_source_wait(struct mail_source *src, unsigned timeout_ms,
 				       int wake_fd, bool *changed, char **errstr)
 {

@@ -9,12 +9,20 @@
  *      for each message whose UID is above last_uid, in increasing UID order.
  *      The source never decides by itself what was processed (no \Seen, no
  *      local "done" list): last_uid comes from the caller's own store.
- *   2. In the callback the engine records the message and its effects in
- *      one transaction, committing (uidvalidity, uid) as the new last UID.
- *   3. Only after that commit does it call mail_source_mark_processed(uid),
- *      which moves the message to the "processed" folder. A crash between 2
- *      and 3 leaves the message in the inbox with a UID at or below the
- *      stored last UID: it is not fetched again, and the move can be redone.
+ *   2. In the callback the engine records the message and its effects,
+ *      with (uidvalidity, uid) as the new last UID, in a transaction (or a
+ *      savepoint of a transaction shared by a group of messages).
+ *   3. Only after that commit does it call mail_source_mark_processed(uid)
+ *      (or _set for many), which moves the message to the "processed"
+ *      folder. A crash before the commit leaves nothing recorded: the
+ *      message is fetched again. A crash between 2 and 3 leaves the message
+ *      in the inbox with a UID at or below the stored last UID: it is not
+ *      fetched again, and the move can be redone.
+ * IMAP fetches new mail in batches: one UID FETCH of (UID RFC822.SIZE) lists
+ * it, then one UID FETCH per batch of at most 100 messages and 8 MiB. Any
+ * EXISTS or RECENT the server reports from the listing on makes the next
+ * wait return at once (changed), so mail that came meanwhile is not left
+ * waiting for an IDLE in which the server would not report it again.
  *
  * Failure classes (enum transport_status):
  *   TRANSPORT_TEMPFAIL  the network, the server or the disk had a problem that
@@ -116,6 +124,10 @@ struct mail_source_ops {
 	/* may be NULL: then a quarantined message goes where processed ones go */
 	enum transport_status (*quarantine)(void *state, uint32_t uidvalidity, uint32_t uid,
 					    char **errstr);
+	/* optional: several UIDs (sorted) at once; NULL: mark_processed each */
+	enum transport_status (*mark_processed_set)(void *state, uint32_t uidvalidity,
+						    const uint32_t *uids, size_t n,
+						    char **errstr);
 	enum transport_status (*wait)(void *state, unsigned timeout_ms, int wake_fd,
 				      bool *changed, char **errstr);
 	void (*close)(void *state);
@@ -153,6 +165,14 @@ enum transport_status mail_source_fetch_new(struct mail_source *src,
 enum transport_status mail_source_mark_processed(struct mail_source *src,
 						 uint32_t uidvalidity, uint32_t uid,
 						 char **errstr);
+/* The same for several UIDs, sorted increasing: IMAP moves them with one
+ * UID MOVE per thousand UIDs (a UID set such as 4:97,99), or UID COPY +
+ * UID STORE + UID EXPUNGE of the set where MOVE is missing; Maildir renames
+ * each. On an error some of them may have been moved: calling again with
+ * all of them is safe. */
+enum transport_status mail_source_mark_processed_set(struct mail_source *src,
+						     uint32_t uidvalidity, const uint32_t *uids,
+						     size_t n, char **errstr);
 
 /* Like mail_source_mark_processed, but into the quarantine folder: for a
  * message the engine could not process and set aside (campaignd(8)). */
@@ -325,7 +345,9 @@ struct smtp_sink_config {
 	struct transport_log log;
 };
 
-/* Copies the configuration. Each send is one SMTP session (libcurl). A 5xx
+/* Copies the configuration. Sends go through one libcurl handle whose SMTP
+ * connection is used again for the next mail (a new one after any failure,
+ * or when the server closed it). A 5xx
  * reply is TRANSPORT_PERMFAIL; 4xx, no reply, network errors and timeouts
  * are TRANSPORT_TEMPFAIL; a TLS handshake or certificate failure, a server
  * that does not offer STARTTLS when it is required, or a refused login is

@@ -21,6 +21,10 @@
 #include "mail/transport.h"
 #include "base/util.h"
 
+/* sel_exists/sel_recent while no EXISTS/RECENT came since the last
+ * listing (libetpan sets them from the server's untagged answers). */
+#define NO_NEWS UINT32_MAX
+
 struct imap_source {
 	char *host;
 	uint16_t port;
@@ -418,36 +422,89 @@ static enum transport_status lost(struct imap_source *s, int r, const char *what
 	return st;
 }
 
-static int compare_uid(const void *a, const void *b)
+/* A UID set of sorted UIDs, runs written as ranges (1:5,9). */
+static struct mailimap_set *uid_set(const uint32_t *uids, size_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	struct mailimap_set *set = mailimap_set_new_empty();
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j + 1 < n && uids[j + 1] == uids[j] + 1)
+			j++;
+		if (j == i)
+			mailimap_set_add_single(set, uids[i]);
+		else
+			mailimap_set_add_interval(set, uids[i], uids[j]);
+		i = j + 1;
+	}
+	return set;
 }
 
-/* UIDs above last_uid, sorted. `last+1:*` also matches the highest UID when
+/* UIDs above last_uid with their sizes, sorted by UID: one UID FETCH
+ * last+1:* (UID RFC822.SIZE). `last+1:*` also matches the highest UID when
  * it is below last+1, hence the filter. */
-static int search_new(struct imap_source *s, uint32_t last_uid, uint32_t **uids, size_t *n)
+static int list_new(struct imap_source *s, uint32_t last_uid, uint32_t **uids, uint32_t **sizes,
+		    size_t *n)
 {
 	*uids = NULL;
+	*sizes = NULL;
 	*n = 0;
 	struct mailimap_set *set = mailimap_set_new_interval(last_uid + 1, 0);
-	struct mailimap_search_key *key = mailimap_search_key_new_uid(set);
+	struct mailimap_fetch_type *type = mailimap_fetch_type_new_fetch_att_list_empty();
+	mailimap_fetch_type_new_fetch_att_list_add(type, mailimap_fetch_att_new_uid());
+	mailimap_fetch_type_new_fetch_att_list_add(type, mailimap_fetch_att_new_rfc822_size());
 	clist *result = NULL;
-	int r = mailimap_uid_search(s->imap, NULL, key, &result);
-	mailimap_search_key_free(key);
+	int r = mailimap_uid_fetch(s->imap, set, type, &result);
+	mailimap_fetch_type_free(type);
+	mailimap_set_free(set);
+	if (r == MAILIMAP_ERROR_FETCH) /* nothing matched, on some servers */
+		return MAILIMAP_NO_ERROR;
 	if (r != MAILIMAP_NO_ERROR)
 		return r;
-	size_t cap = 0;
+	size_t cap = 0, scap = 0;
 	for (clistiter *it = clist_begin(result); it; it = clist_next(it)) {
-		uint32_t uid = *(uint32_t *)clist_content(it);
-		if (uid <= last_uid)
+		struct mailimap_msg_att *att = clist_content(it);
+		uint32_t uid = 0, size = 0;
+		bool has_size = false;
+		for (clistiter *i2 = clist_begin(att->att_list); i2; i2 = clist_next(i2)) {
+			struct mailimap_msg_att_item *item = clist_content(i2);
+			if (item->att_type != MAILIMAP_MSG_ATT_ITEM_STATIC)
+				continue;
+			struct mailimap_msg_att_static *st = item->att_data.att_static;
+			if (st->att_type == MAILIMAP_MSG_ATT_UID)
+				uid = st->att_data.att_uid;
+			else if (st->att_type == MAILIMAP_MSG_ATT_RFC822_SIZE) {
+				size = st->att_data.att_rfc822_size;
+				has_size = true;
+			}
+		}
+		/* Unsolicited FETCH responses (flag changes) carry no size. */
+		if (uid <= last_uid || !has_size)
 			continue;
 		grow_array((void **)uids, &cap, *n + 1, sizeof(**uids));
-		(*uids)[(*n)++] = uid;
+		grow_array((void **)sizes, &scap, *n + 1, sizeof(**sizes));
+		(*uids)[*n] = uid;
+		(*sizes)[(*n)++] = size;
 	}
-	mailimap_search_result_free(result);
-	if (*n > 1)
-		qsort(*uids, *n, sizeof(**uids), compare_uid);
+	mailimap_fetch_list_free(result);
+	/* sort both by UID (insertion sort: servers answer in order already) */
+	for (size_t i = 1; i < *n; i++) {
+		uint32_t u = (*uids)[i], z = (*sizes)[i];
+		size_t j = i;
+		for (; j > 0 && (*uids)[j - 1] > u; j--) {
+			(*uids)[j] = (*uids)[j - 1];
+			(*sizes)[j] = (*sizes)[j - 1];
+		}
+		(*uids)[j] = u;
+		(*sizes)[j] = z;
+	}
+	/* drop a UID answered twice */
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (m == 0 || (*uids)[m - 1] != (*uids)[i]) {
+			(*uids)[m] = (*uids)[i];
+			(*sizes)[m++] = (*sizes)[i];
+		}
+	*n = m;
 	return MAILIMAP_NO_ERROR;
 }
 
@@ -468,12 +525,21 @@ static int64_t imap_date_to_epoch(const struct mailimap_date_time *d)
 	       (int64_t)zone_min * 60;
 }
 
-/* Fetches one message and hands it to fn (*cb_status is what fn said). A
- * UID the server no longer has is skipped. Returns a libetpan code. */
-static int fetch_one(struct imap_source *s, uint32_t uid, transport_message_fn *fn, void *ctx,
-		     enum transport_status *cb_status, char **errstr)
+/* A batch of mail is fetched with one UID FETCH: at most this many
+ * messages, and at most this many bytes (by RFC822.SIZE; a single larger
+ * message is fetched alone). */
+#define FETCH_BATCH_MAILS 100
+#define FETCH_BATCH_BYTES (8u * 1024 * 1024)
+
+/* Fetches the messages uids[0..n) (sorted) with one UID FETCH and hands
+ * them to fn in UID order (*cb_status is what fn said last; *done counts
+ * the messages fn accepted, in order). A UID the server no longer has is
+ * skipped. Returns a libetpan code. */
+static int fetch_batch(struct imap_source *s, const uint32_t *uids, size_t n,
+		       transport_message_fn *fn, void *ctx, enum transport_status *cb_status,
+		       uint32_t *last_done, char **errstr)
 {
-	struct mailimap_set *set = mailimap_set_new_single(uid);
+	struct mailimap_set *set = uid_set(uids, n);
 	struct mailimap_fetch_type *type = mailimap_fetch_type_new_fetch_att_list_empty();
 	mailimap_fetch_type_new_fetch_att_list_add(type, mailimap_fetch_att_new_uid());
 	mailimap_fetch_type_new_fetch_att_list_add(
@@ -486,6 +552,7 @@ static int fetch_one(struct imap_source *s, uint32_t uid, transport_message_fn *
 	*cb_status = TRANSPORT_OK;
 	if (r != MAILIMAP_NO_ERROR)
 		return r;
+	struct transport_message *msgs = xcalloc(n, sizeof *msgs);
 	for (clistiter *it = clist_begin(result); it; it = clist_next(it)) {
 		struct mailimap_msg_att *att = clist_content(it);
 		uint32_t got_uid = 0;
@@ -513,18 +580,34 @@ static int fetch_one(struct imap_source *s, uint32_t uid, transport_message_fn *
 			}
 		}
 		/* Unsolicited FETCH responses (flag changes) can come along. */
-		if (got_uid != uid || !data)
+		if (!data)
 			continue;
-		struct transport_message msg = {
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (uids[mid] < got_uid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || uids[lo] != got_uid || msgs[lo].data)
+			continue;
+		msgs[lo] = (struct transport_message){
 			.uidvalidity = s->uidvalidity,
-			.uid = uid,
+			.uid = got_uid,
 			.data = data,
 			.len = len,
 			.internal_date = date,
 		};
-		*cb_status = fn(ctx, &msg, errstr);
-		break;
 	}
+	for (size_t i = 0; i < n && *cb_status == TRANSPORT_OK; i++) {
+		if (!msgs[i].data)
+			continue;
+		*cb_status = fn(ctx, &msgs[i], errstr);
+		if (*cb_status == TRANSPORT_OK)
+			*last_done = uids[i];
+	}
+	free(msgs);
 	mailimap_fetch_list_free(result);
 	return MAILIMAP_NO_ERROR;
 }
@@ -542,31 +625,48 @@ static enum transport_status fetch_round(struct imap_source *s, uint32_t known_u
 				      "imap %s:%u: UIDVALIDITY of %s is %" PRIu32 ", expected %" PRIu32,
 				      s->host, s->port, s->mailbox, s->uidvalidity,
 				      known_uidvalidity);
-	uint32_t *uids;
+	/* From here on, any EXISTS or RECENT the server reports (in the
+	 * answers to this listing, the FETCHes or the MOVEs) may be mail the
+	 * listing missed: wait then looks again instead of entering IDLE,
+	 * where the server would not repeat it. */
+	s->imap->imap_selection_info->sel_exists = NO_NEWS;
+	s->imap->imap_selection_info->sel_recent = NO_NEWS;
+	uint32_t *uids, *sizes;
 	size_t n;
-	int r = search_new(s, *last_uid, &uids, &n);
+	int r = list_new(s, *last_uid, &uids, &sizes, &n);
 	if (r != MAILIMAP_NO_ERROR) {
 		if (is_connection_error(r))
-			return lost(s, r, "UID SEARCH", errstr);
-		return transport_fail(errstr, TRANSPORT_TEMPFAIL, "imap %s:%u: UID SEARCH: %s",
-				      s->host, s->port, server_text(s));
+			return lost(s, r, "UID FETCH (RFC822.SIZE)", errstr);
+		return transport_fail(errstr, TRANSPORT_TEMPFAIL,
+				      "imap %s:%u: UID FETCH (RFC822.SIZE): %s", s->host, s->port,
+				      server_text(s));
 	}
-	for (size_t i = 0; i < n && st == TRANSPORT_OK; i++) {
+	for (size_t i = 0; i < n && st == TRANSPORT_OK;) {
+		size_t j = i;
+		uint64_t bytes = 0;
+		while (j < n && j - i < FETCH_BATCH_MAILS &&
+		       (j == i || bytes + sizes[j] <= FETCH_BATCH_BYTES))
+			bytes += sizes[j++];
 		enum transport_status cb = TRANSPORT_OK;
-		r = fetch_one(s, uids[i], fn, ctx, &cb, errstr);
+		uint32_t done = *last_uid;
+		r = fetch_batch(s, uids + i, j - i, fn, ctx, &cb, &done, errstr);
 		if (r != MAILIMAP_NO_ERROR) {
 			if (is_connection_error(r))
 				st = lost(s, r, "UID FETCH", errstr);
 			else
 				st = transport_fail(errstr, TRANSPORT_TEMPFAIL,
-						    "imap %s:%u: UID FETCH %" PRIu32 ": %s", s->host,
-						    s->port, uids[i], server_text(s));
+						    "imap %s:%u: UID FETCH %" PRIu32 ":%" PRIu32
+						    ": %s",
+						    s->host, s->port, uids[i], uids[j - 1],
+						    server_text(s));
 			break;
 		}
 		st = cb;
-		if (st == TRANSPORT_OK)
-			*last_uid = uids[i];
+		/* Mail that vanished meanwhile counts as taken. */
+		*last_uid = st == TRANSPORT_OK ? uids[j - 1] : done;
+		i = j;
 	}
+	free(sizes);
 	free(uids);
 	return st;
 }
@@ -595,9 +695,12 @@ static enum transport_status imap_fetch_new(void *state, uint32_t known_uidvalid
 	return st;
 }
 
-static int move_one(struct imap_source *s, uint32_t uid, const char *folder, const char **step)
+/* Moves uids[0..n) (sorted) to folder with one command (UID MOVE with a UID
+ * set), or UID COPY, UID STORE and UID EXPUNGE of that set. */
+static int move_set(struct imap_source *s, const uint32_t *uids, size_t n, const char *folder,
+		    const char **step)
 {
-	struct mailimap_set *set = mailimap_set_new_single(uid);
+	struct mailimap_set *set = uid_set(uids, n);
 	int r;
 	if (s->has_move) {
 		*step = "UID MOVE";
@@ -627,36 +730,48 @@ static int move_one(struct imap_source *s, uint32_t uid, const char *folder, con
 	return r;
 }
 
-static enum transport_status imap_move(struct imap_source *s, const char *folder,
-				       uint32_t uidvalidity, uint32_t uid, char **errstr)
+/* UIDs moved with one command at most; a longer list goes in several. */
+#define MOVE_BATCH 1000
+
+static enum transport_status imap_move_set(struct imap_source *s, const char *folder,
+					   uint32_t uidvalidity, const uint32_t *uids, size_t n,
+					   char **errstr)
 {
 	struct sigpipe_guard g;
 	sigpipe_block(&g);
 	enum transport_status st = TRANSPORT_OK;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		bool had_session = s->imap != NULL;
-		st = imap_connect(s, errstr);
-		if (st != TRANSPORT_OK)
-			break;
-		if (uidvalidity != s->uidvalidity) {
-			st = transport_fail(errstr, TRANSPORT_UIDVALIDITY_CHANGED,
-					    "imap %s:%u: UIDVALIDITY of %s is %" PRIu32 ", not %" PRIu32,
-					    s->host, s->port, s->mailbox, s->uidvalidity, uidvalidity);
+	for (size_t i = 0; i < n && st == TRANSPORT_OK;) {
+		size_t m = n - i < MOVE_BATCH ? n - i : MOVE_BATCH;
+		for (int attempt = 0; attempt < 2; attempt++) {
+			bool had_session = s->imap != NULL;
+			st = imap_connect(s, errstr);
+			if (st != TRANSPORT_OK)
+				break;
+			if (uidvalidity != s->uidvalidity) {
+				st = transport_fail(errstr, TRANSPORT_UIDVALIDITY_CHANGED,
+						    "imap %s:%u: UIDVALIDITY of %s is %" PRIu32
+						    ", not %" PRIu32,
+						    s->host, s->port, s->mailbox, s->uidvalidity,
+						    uidvalidity);
+				break;
+			}
+			const char *step = "";
+			int r = move_set(s, uids + i, m, folder, &step);
+			if (r == MAILIMAP_NO_ERROR)
+				break;
+			if (is_connection_error(r)) {
+				st = lost(s, r, step, errstr);
+				if (had_session)
+					continue; /* once more on a fresh connection */
+				break;
+			}
+			st = transport_fail(errstr, TRANSPORT_TEMPFAIL,
+					    "imap %s:%u: %s %" PRIu32 "..%" PRIu32 " to %s: %s",
+					    s->host, s->port, step, uids[i], uids[i + m - 1],
+					    folder, server_text(s));
 			break;
 		}
-		const char *step = "";
-		int r = move_one(s, uid, folder, &step);
-		if (r == MAILIMAP_NO_ERROR)
-			break;
-		if (is_connection_error(r)) {
-			st = lost(s, r, step, errstr);
-			if (had_session)
-				continue; /* once more on a fresh connection */
-			break;
-		}
-		st = transport_fail(errstr, TRANSPORT_TEMPFAIL, "imap %s:%u: %s %" PRIu32 " to %s: %s",
-				    s->host, s->port, step, uid, folder, server_text(s));
-		break;
+		i += m;
 	}
 	sigpipe_unblock(&g);
 	return st;
@@ -666,14 +781,21 @@ static enum transport_status imap_mark_processed(void *state, uint32_t uidvalidi
 						 char **errstr)
 {
 	struct imap_source *s = state;
-	return imap_move(s, s->processed, uidvalidity, uid, errstr);
+	return imap_move_set(s, s->processed, uidvalidity, &uid, 1, errstr);
+}
+
+static enum transport_status imap_mark_processed_set(void *state, uint32_t uidvalidity,
+						     const uint32_t *uids, size_t n, char **errstr)
+{
+	struct imap_source *s = state;
+	return imap_move_set(s, s->processed, uidvalidity, uids, n, errstr);
 }
 
 static enum transport_status imap_quarantine(void *state, uint32_t uidvalidity, uint32_t uid,
 					     char **errstr)
 {
 	struct imap_source *s = state;
-	return imap_move(s, s->quarantine, uidvalidity, uid, errstr);
+	return imap_move_set(s, s->quarantine, uidvalidity, &uid, 1, errstr);
 }
 
 /* Waits for the socket, wake_fd or the time limit. Returns 1 if the
@@ -713,6 +835,12 @@ static enum transport_status imap_wait(void *state, unsigned timeout_ms, int wak
 	int64_t ms = timeout_ms;
 	if (ms > (int64_t)s->idle_max_seconds * 1000)
 		ms = (int64_t)s->idle_max_seconds * 1000;
+	if (s->imap->imap_selection_info->sel_exists != NO_NEWS ||
+	    s->imap->imap_selection_info->sel_recent != NO_NEWS) {
+		/* news came while we were busy: look now, not after IDLE */
+		*changed = true;
+		goto out;
+	}
 
 	if (!s->has_idle) {
 		/* No IDLE: sleep, then a NOOP lets the server report news and
@@ -804,6 +932,7 @@ static const struct mail_source_ops imap_source_ops = {
 	.fetch_new = imap_fetch_new,
 	.mark_processed = imap_mark_processed,
 	.quarantine = imap_quarantine,
+	.mark_processed_set = imap_mark_processed_set,
 	.wait = imap_wait,
 	.close = imap_close,
 	.free = imap_free,

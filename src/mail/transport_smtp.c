@@ -24,6 +24,10 @@ struct smtp_sink {
 	long connect_timeout;
 	long timeout;
 	struct transport_log log;
+	/* Kept between sends, so that its SMTP connection is used again
+	 * (libcurl's connection cache) instead of a new session per mail;
+	 * dropped after any failure, so the next send starts afresh. */
+	CURL *curl;
 };
 
 struct upload {
@@ -92,7 +96,8 @@ static bool curl_error_blocks_the_server(CURLcode res)
 	}
 }
 
-/* One SMTP session. *refused is set when the server turned the login down
+/* One mail, over the kept connection when it is still open. *refused is
+ * set when the server turned the login down
  * (535, or libcurl's "login denied"). */
 static enum transport_status smtp_send_once(struct smtp_sink *s, const char *token,
 					    const char *envelope_from,
@@ -101,7 +106,11 @@ static enum transport_status smtp_send_once(struct smtp_sink *s, const char *tok
 					    char **errstr)
 {
 	*refused = false;
-	CURL *c = curl_easy_init();
+	if (s->curl)
+		curl_easy_reset(s->curl); /* options only: the live connection stays */
+	else
+		s->curl = curl_easy_init();
+	CURL *c = s->curl;
 	if (!c)
 		return transport_fail(errstr, TRANSPORT_TEMPFAIL, "smtp: cannot start libcurl");
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -178,7 +187,10 @@ static enum transport_status smtp_send_once(struct smtp_sink *s, const char *tok
 				    code && tr.last_reply[0] ? "; server said: " : "",
 				    code ? tr.last_reply : "");
 	}
-	curl_easy_cleanup(c);
+	if (st != TRANSPORT_OK) {
+		curl_easy_cleanup(c);
+		s->curl = NULL;
+	}
 	curl_slist_free_all(rcpts);
 	free(from);
 	return st;
@@ -225,6 +237,8 @@ static enum transport_status smtp_send(void *state, const char *envelope_from,
 static void smtp_free(void *state)
 {
 	struct smtp_sink *s = state;
+	if (s->curl)
+		curl_easy_cleanup(s->curl);
 	free(s->url);
 	free(s->ca_file);
 	free(s->user);

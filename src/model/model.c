@@ -127,6 +127,76 @@ void campaign_free(struct campaign *c)
 	free(c);
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void *dup_array(const void *a, size_t n, size_t size)
+{
+	if (!a || n == 0)
+		return NULL;
+	void *b = xcalloc(n, size);
+	memcpy(b, a, n * size);
+	return b;
+}
+
+static void troops_copy(struct troops *to, const struct troops *from, size_t n)
+{
+	to->count = from->count ? dup_array(from->count, n ? n : 1, sizeof *from->count) : NULL;
+}
+
+struct campaign *campaign_copy(const struct campaign *c)
+{
+	struct campaign *d = xcalloc(1, sizeof *d);
+	*d = *c;
+	d->name = dup_or_null(c->name);
+	d->timezone = dup_or_null(c->timezone);
+	d->organiser_name = dup_or_null(c->organiser_name);
+	d->organiser_email = dup_or_null(c->organiser_email);
+	d->background = dup_or_null(c->background);
+	d->provinces = dup_array(c->provinces, c->province_count, sizeof *c->provinces);
+	d->province_cap = c->province_count;
+	for (size_t i = 0; i < c->province_count; i++) {
+		d->provinces[i].name = dup_or_null(c->provinces[i].name);
+		d->provinces[i].terrain = dup_or_null(c->provinces[i].terrain);
+		d->provinces[i].climate = dup_or_null(c->provinces[i].climate);
+	}
+	d->routes = dup_array(c->routes, c->route_count, sizeof *c->routes);
+	d->route_cap = c->route_count;
+	d->players = dup_array(c->players, c->player_count, sizeof *c->players);
+	d->player_cap = c->player_count;
+	for (size_t i = 0; i < c->player_count; i++) {
+		const struct player *p = &c->players[i];
+		struct player *q = &d->players[i];
+		q->key = dup_or_null(p->key);
+		q->nation = dup_or_null(p->nation);
+		q->name = dup_or_null(p->name);
+		q->email = dup_or_null(p->email);
+		q->list.types = dup_array(p->list.types, p->list.count, sizeof *p->list.types);
+		q->list.cap = p->list.count;
+		for (size_t j = 0; j < p->list.count; j++)
+			q->list.types[j].label = dup_or_null(p->list.types[j].label);
+		troops_copy(&q->field, &p->field, p->list.count);
+		troops_copy(&q->reserve, &p->reserve, p->list.count);
+		q->loss_first = dup_array(p->loss_first, p->loss_first_count, sizeof *p->loss_first);
+		if (!q->loss_first)
+			q->loss_first_count = 0;
+	}
+	d->contingents = dup_array(c->contingents, c->contingent_count, sizeof *c->contingents);
+	d->contingent_cap = c->contingent_count;
+	for (size_t i = 0; i < c->contingent_count; i++) {
+		int owner = c->contingents[i].owner;
+		size_t n = owner >= 0 && (size_t)owner < c->player_count
+				   ? c->players[owner].list.count
+				   : 0;
+		troops_copy(&d->contingents[i].troops, &c->contingents[i].troops, n);
+	}
+	d->sieges = dup_array(c->sieges, c->siege_count, sizeof *c->sieges);
+	d->siege_cap = c->siege_count;
+	return d;
+}
+
 struct province *campaign_add_province(struct campaign *c)
 {
 	grow_array((void **)&c->provinces, &c->province_cap, c->province_count + 1,

@@ -164,6 +164,8 @@ const char *campaign_phase_name(int phase);
 
 struct campaign *campaign_new(void);
 void campaign_free(struct campaign *c);
+/* A deep copy of c (freed with campaign_free). */
+struct campaign *campaign_copy(const struct campaign *c);
 void campaign_settings_default(struct campaign_settings *s);
 
 /* Appenders return a pointer to the new zero-filled item (indices NO_INDEX). */

@@ -82,6 +82,7 @@ int store_open_at_version(const char *path, unsigned flags, int schema_version,
 		goto done;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
+	store_campaign_hooks(s);
 	s->busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 
@@ -131,6 +132,8 @@ void store_close(struct store *s)
 		return;
 	if (s->db) {
 		store_rollback(s);
+		store_stmt_cache_clear(s);
+		store_campaign_forget(s);
 		sqlite3_close_v2(s->db);
 	}
 	free(s->path);
@@ -157,4 +160,11 @@ void store_set_busy_timeout(struct store *s, int milliseconds)
 {
 	s->busy_timeout_ms = milliseconds;
 	sqlite3_busy_timeout(s->db, milliseconds);
+}
+
+int store_set_synced(struct store *s, bool synced, char **errstr)
+{
+	/* WAL: FULL syncs the log at every commit, NORMAL only at checkpoints */
+	return store_exec(s, synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+			  errstr);
 }

@@ -81,6 +81,13 @@ void store_set_pwhash_limits(struct store *s, unsigned long long opslimit, size_
  * (default 10 s). */
 void store_set_busy_timeout(struct store *s, int milliseconds);
 
+/* Whether each commit waits for the disk (true, the default). Commits made
+ * with false (outside a transaction only) survive a crash of the process,
+ * and reach the disk with the next waited-for commit or checkpoint; a power
+ * cut before that may lose them. For records whose loss costs little: a
+ * reply marked sent that is sent again. */
+int store_set_synced(struct store *s, bool synced, char **errstr);
+
 /* ---- transactions ---- */
 
 /* Starts a write transaction (waiting up to the busy timeout for the write
@@ -94,6 +101,13 @@ int store_commit(struct store *s, char **errstr);
 /* Undoes everything since store_begin. Never fails in a way the caller can
  * act on; a transaction that is not open is ignored. */
 void store_rollback(struct store *s);
+
+/* Savepoints inside store_begin, for a group of mails in one transaction:
+ * each mail between store_savepoint and store_release (kept) or
+ * store_rollback_savepoint (undone alone, the others kept). */
+int store_savepoint(struct store *s, char **errstr);
+int store_release(struct store *s, char **errstr);
+void store_rollback_savepoint(struct store *s);
 bool store_in_transaction(const struct store *s);
 
 /* ---- the campaign ---- */
@@ -186,6 +200,21 @@ int store_inbound_seen(struct store *s, const char *mailbox, uint32_t uidvalidit
  * Message-ID), nothing is written and *duplicate is set to true. */
 int store_inbound_record(struct store *s, const struct store_inbound *msg, bool *duplicate,
 			 char **errstr);
+
+/* ---- mail processed but not yet moved out of the inbox (schema 5) ---- */
+
+/* Records uid of (mailbox, uidvalidity) as waiting to be moved. */
+int store_pending_move_add(struct store *s, const char *mailbox, uint32_t uidvalidity,
+			   uint32_t uid, char **errstr);
+/* The UIDs waiting to be moved for mailbox and uidvalidity, increasing
+ * (*uids allocated, NULL when *count is 0). */
+int store_pending_moves(struct store *s, const char *mailbox, uint32_t uidvalidity,
+			uint32_t **uids, size_t *count, char **errstr);
+/* Forgets the given UIDs (moved) in one transaction. */
+int store_pending_moves_done(struct store *s, const char *mailbox, uint32_t uidvalidity,
+			     const uint32_t *uids, size_t count, char **errstr);
+/* Forgets every pending move of mailbox (the mailbox was recreated). */
+int store_pending_moves_clear(struct store *s, const char *mailbox, char **errstr);
 
 /* ---- outbox ---- */
 

@@ -44,7 +44,7 @@ static int load_setup_by_mail(struct store *s, struct campaign *c, char **errstr
 		else
 			c->players[id].setup_by_mail = true;
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -223,7 +223,7 @@ static int insert_players(struct store *s, const struct campaign *c, char **errs
 		sqlite3_bind_int(st, 16, p->fought_this_year);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 
 	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
 		const struct player *p = &c->players[i];
@@ -272,7 +272,7 @@ static int insert_map(struct store *s, const struct campaign *c, char **errstr)
 		sqlite3_bind_int(st, 10, p->line);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	for (size_t i = 0; status == STORE_OK && i < c->route_count; i++) {
 		const struct route *r = &c->routes[i];
 		status =
@@ -301,7 +301,7 @@ static int insert_campaign(struct store *s, const struct campaign *c, char **err
 		sqlite3_bind_text(st, 9, campaign_phase_name(c->phase), -1, SQLITE_STATIC);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK)
 		status = store_run(
 			s, errstr, NULL,
@@ -354,7 +354,7 @@ int store_has_campaign(struct store *s, bool *exists, char **name, char **errstr
 		if (name)
 			*name = row ? store_column_text(st, 0) : NULL;
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -417,7 +417,7 @@ static int load_header(struct store *s, struct campaign *c, char **errstr)
 		if (!phase_parse((const char *)sqlite3_column_text(st, 8), &c->phase))
 			status = store_corrupt(s, errstr, "unknown campaign phase");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -443,7 +443,7 @@ static int load_header(struct store *s, struct campaign *c, char **errstr)
 		set->inviolate_passable = sqlite3_column_int(st, 7);
 		set->defence_recalls_contingents = sqlite3_column_int(st, 8);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -459,7 +459,7 @@ static int load_header(struct store *s, struct campaign *c, char **errstr)
 		else
 			set->reminder_hours[i] = sqlite3_column_int(st, 0);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -502,7 +502,7 @@ static int load_map(struct store *s, struct campaign *c, int64_t players, char *
 		    !column_ref(st, 8, (size_t)players, &p->owner))
 			status = store_corrupt(s, errstr, "province refers to no player");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -517,7 +517,7 @@ static int load_map(struct store *s, struct campaign *c, int64_t players, char *
 		    !column_ref(st, 2, c->province_count, &r->b) || r->a < 0 || r->b < 0)
 			status = store_corrupt(s, errstr, "route refers to no province");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -562,7 +562,7 @@ static int load_players(struct store *s, struct campaign *c, char **errstr)
 						&p->movement_option))
 			status = store_corrupt(s, errstr, "unknown movement option");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -600,7 +600,7 @@ static int load_players(struct store *s, struct campaign *c, char **errstr)
 		e->general = sqlite3_column_int(st, 9);
 		e->line = sqlite3_column_int(st, 10);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
 
@@ -619,7 +619,7 @@ static int load_players(struct store *s, struct campaign *c, char **errstr)
 		c->players[pi].field.count[pos] = sqlite3_column_int(st, 2);
 		c->players[pi].reserve.count[pos] = sqlite3_column_int(st, 3);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -653,7 +653,7 @@ static int load_contingents_and_sieges(struct store *s, struct campaign *c, char
 			troops_alloc(&k->troops, c->players[k->owner].list.count);
 		}
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 
 	for (size_t i = 0; status == STORE_OK && i < c->contingent_count; i++) {
 		struct contingent *k = &c->contingents[i];
@@ -671,7 +671,7 @@ static int load_contingents_and_sieges(struct store *s, struct campaign *c, char
 			else
 				k->troops.count[pos] = sqlite3_column_int(st, 1);
 		}
-		sqlite3_finalize(st);
+		store_finish(s, st);
 	}
 	free(ids);
 	if (status != STORE_OK)
@@ -694,16 +694,22 @@ static int load_contingents_and_sieges(struct store *s, struct campaign *c, char
 		    g->besieger < 0)
 			status = store_corrupt(s, errstr, "siege of no province or player");
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
 int store_load_campaign(struct store *s, struct campaign **out, char **errstr)
 {
 	*out = NULL;
-	struct campaign *c = campaign_new();
-	int64_t players = 0;
+	int64_t players = 0, version = 0;
 	int status = store_read_begin(s, errstr);
+	if (status == STORE_OK)
+		status = store_campaign_version(s, &version, errstr);
+	if (status == STORE_OK && (*out = store_campaign_cached(s, version))) {
+		store_read_end(s);
+		return STORE_OK;
+	}
+	struct campaign *c = campaign_new();
 	if (status == STORE_OK)
 		status = load_header(s, c, errstr);
 	if (status == STORE_OK)
@@ -724,6 +730,7 @@ int store_load_campaign(struct store *s, struct campaign **out, char **errstr)
 		campaign_free(c);
 		return status;
 	}
+	store_campaign_keep(s, c, version);
 	*out = c;
 	return STORE_OK;
 }
@@ -747,7 +754,7 @@ static int check_same_campaign(struct store *s, const struct campaign *c, char *
 				"the campaign to save has other provinces than the stored one");
 		n++;
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK && n != c->province_count)
 		status = store_fail(s, errstr, STORE_MISMATCH,
 				    "the campaign to save has other provinces than the stored one");
@@ -772,7 +779,7 @@ static int check_same_campaign(struct store *s, const struct campaign *c, char *
 				" the stored one");
 		n++;
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK && n != c->player_count)
 		status = store_fail(s, errstr, STORE_MISMATCH,
 				    "the campaign to save has other players than the stored one");
@@ -805,7 +812,7 @@ static int save_players(struct store *s, const struct campaign *c, char **errstr
 		sqlite3_bind_int(st, 11, p->fought_this_year);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK)
 		status = store_prepare(s, errstr, &st,
 				       "UPDATE troops SET field = ?1, reserve = ?2"
@@ -821,12 +828,18 @@ static int save_players(struct store *s, const struct campaign *c, char **errstr
 			status = store_step_done(s, errstr, st);
 		}
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
 int store_save_state(struct store *s, const struct campaign *c, char **errstr)
 {
+	/* Only what changed is written: most mail changes nothing of it. */
+	int64_t version = 0;
+	if (s->campaign && store_campaign_version(s, &version, NULL) == STORE_OK &&
+	    store_campaign_unchanged(s, c, version))
+		return STORE_OK;
+	store_campaign_forget(s);
 	int status = check_campaign(s, c, errstr);
 	if (status != STORE_OK)
 		return status;
@@ -847,7 +860,7 @@ int store_save_state(struct store *s, const struct campaign *c, char **errstr)
 		sqlite3_bind_int64(st, 2, (int64_t)i);
 		status = store_step_done(s, errstr, st);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK)
 		status = save_players(s, c, errstr);
 	if (status == STORE_OK)

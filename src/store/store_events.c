@@ -65,7 +65,7 @@ int store_events(struct store *s, int year, json_t **events, char **errstr)
 		else
 			json_array_append_new(arr, ev);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK) {
 		json_decref(arr);
 		return status;

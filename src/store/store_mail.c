@@ -49,8 +49,75 @@ int store_inbound_record(struct store *s, const struct store_inbound *msg, bool 
 			sqlite3_bind_text(st, 8, msg->summary, -1, SQLITE_STATIC);
 			status = store_step_done(s, errstr, st);
 		}
-		sqlite3_finalize(st);
+		store_finish(s, st);
 	}
+	return store_write_end(s, status, errstr);
+}
+
+/* ---------------------------------------------------------------- pending moves */
+
+int store_pending_move_add(struct store *s, const char *mailbox, uint32_t uidvalidity,
+			   uint32_t uid, char **errstr)
+{
+	int status = store_write_begin(s, errstr);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, NULL,
+				   "INSERT OR IGNORE INTO pending_moves (mailbox, uidvalidity, uid)"
+				   " VALUES (?, ?, ?)",
+				   "tII", mailbox ? mailbox : "", (int64_t)uidvalidity, (int64_t)uid);
+	return store_write_end(s, status, errstr);
+}
+
+int store_pending_moves(struct store *s, const char *mailbox, uint32_t uidvalidity,
+			uint32_t **uids, size_t *count, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	bool row = false;
+	*uids = NULL;
+	*count = 0;
+	int status = store_prepare(s, errstr, &st,
+				   "SELECT uid FROM pending_moves WHERE mailbox = ? AND uidvalidity = ?"
+				   " ORDER BY uid",
+				   "tI", mailbox ? mailbox : "", (int64_t)uidvalidity);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		grow_array((void **)uids, &cap, *count + 1, sizeof **uids);
+		(*uids)[(*count)++] = (uint32_t)sqlite3_column_int64(st, 0);
+	}
+	store_finish(s, st);
+	if (status != STORE_OK) {
+		free(*uids);
+		*uids = NULL;
+		*count = 0;
+	}
+	return status;
+}
+
+int store_pending_moves_done(struct store *s, const char *mailbox, uint32_t uidvalidity,
+			     const uint32_t *uids, size_t count, char **errstr)
+{
+	sqlite3_stmt *st = NULL;
+	int status = store_write_begin(s, errstr);
+	if (status == STORE_OK)
+		status = store_prepare(s, errstr, &st,
+				       "DELETE FROM pending_moves WHERE mailbox = ?1"
+				       " AND uidvalidity = ?2 AND uid = ?3",
+				       "tI", mailbox ? mailbox : "", (int64_t)uidvalidity);
+	for (size_t i = 0; i < count && status == STORE_OK; i++) {
+		sqlite3_bind_int64(st, 3, uids[i]);
+		status = store_step_done(s, errstr, st);
+	}
+	store_finish(s, st);
+	return store_write_end(s, status, errstr);
+}
+
+int store_pending_moves_clear(struct store *s, const char *mailbox, char **errstr)
+{
+	int status = store_write_begin(s, errstr);
+	if (status == STORE_OK)
+		status = store_run(s, errstr, NULL, "DELETE FROM pending_moves WHERE mailbox = ?",
+				   "t", mailbox ? mailbox : "");
 	return store_write_end(s, status, errstr);
 }
 
@@ -152,7 +219,7 @@ int store_outbox_due(struct store *s, int64_t now, size_t limit,
 		grow_array((void **)&list, &cap, n + 1, sizeof *list);
 		outbox_item_read(st, &list[n++]);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK) {
 		store_outbox_items_free(list, n);
 		return status;
@@ -179,7 +246,7 @@ int store_outbox_get(struct store *s, int64_t id, struct store_outbox_item **ite
 		*item = xcalloc(1, sizeof **item);
 		outbox_item_read(st, *item);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -212,7 +279,7 @@ int store_outbox_matching(struct store *s, int64_t after, int64_t upto, const ch
 		grow_array((void **)&list, &cap, n + 1, sizeof *list);
 		outbox_item_read(st, &list[n++]);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK) {
 		store_outbox_items_free(list, n);
 		return status;

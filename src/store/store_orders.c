@@ -39,7 +39,7 @@ int store_orders_get(struct store *s, const char *player_key, int year, int phas
 		status = store_step_row(s, errstr, st, &row);
 	if (status == STORE_OK && row)
 		*text = store_column_text(st, 0);
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -55,7 +55,7 @@ int store_kv_get(struct store *s, const char *key, char **value, char **errstr)
 		status = store_step_row(s, errstr, st, &row);
 	if (status == STORE_OK && row)
 		*value = store_column_text(st, 0);
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 

@@ -13,6 +13,14 @@
 #include <stdint.h>
 
 #define STORE_VERIFIED_CACHE 64
+/* Prepared statements kept for the next use of the same SQL text. */
+#define STORE_STMT_CACHE 128
+
+struct store_cached_stmt {
+	sqlite3_stmt *st;
+	unsigned hash;
+	bool busy; /* handed out and not yet given back with store_finish */
+};
 
 struct store {
 	sqlite3 *db;
@@ -35,6 +43,14 @@ struct store {
 	/* a secret was overwritten: at the next commit, empty the WAL file too,
 	 * where the old page would otherwise stay */
 	bool scrub_due;
+	/* Every statement the store runs is prepared once and kept (SQLite's
+	 * parser and planner cost more than most of our statements' work). */
+	struct store_cached_stmt stmts[STORE_STMT_CACHE];
+	size_t stmt_count;
+	/* The campaign as last loaded or saved (store_cache.c), with the
+	 * PRAGMA data_version it was read under; NULL when unknown. */
+	struct campaign *campaign;
+	int64_t campaign_version;
 };
 
 /* store.c */
@@ -46,6 +62,19 @@ struct store {
  * one) is STORE_EXISTS. */
 int store_create_private(const struct store *s, const char *path, bool exclusive,
 			 char **errstr);
+
+/* store_cache.c: the campaign kept in memory. store_campaign_hooks makes
+ * SQLite forget it on any write to a campaign table and any rollback. */
+void store_campaign_hooks(struct store *s);
+void store_campaign_forget(struct store *s);
+/* PRAGMA data_version: changes when another connection commits. */
+int store_campaign_version(struct store *s, int64_t *version, char **errstr);
+/* A copy of the kept campaign if it was read under version, else NULL. */
+struct campaign *store_campaign_cached(struct store *s, int64_t version);
+/* Keeps a copy of c, read (or written) under version. */
+void store_campaign_keep(struct store *s, const struct campaign *c, int64_t version);
+/* Whether c's state is the kept campaign's (read under version). */
+bool store_campaign_unchanged(struct store *s, const struct campaign *c, int64_t version);
 
 /* store_schema.c */
 
@@ -69,9 +98,16 @@ int store_corrupt(const struct store *s, char **errstr, const char *what);
  * 'I' int64_t, 'd' double, 't' text (NULL binds NULL), 'b' blob
  * (const void *, size_t), 'B' bool; fmt NULL binds nothing. */
 
-/* Prepares sql and binds its parameters; the caller steps and finalizes. */
+/* Prepares sql (or takes the statement prepared for the same text before)
+ * and binds its parameters; the caller steps and gives it back with
+ * store_finish. */
 int store_prepare(struct store *s, char **errstr, sqlite3_stmt **st, const char *sql,
 		  const char *fmt, ...);
+/* Gives a statement of store_prepare back: reset and kept for the next use,
+ * or finalized if it is not one of the kept ones. NULL is ignored. */
+void store_finish(struct store *s, sqlite3_stmt *st);
+/* Finalizes every kept statement (before the database is closed). */
+void store_stmt_cache_clear(struct store *s);
 /* Steps a statement expected to return rows: STORE_OK with *row set. */
 int store_step_row(struct store *s, char **errstr, sqlite3_stmt *st, bool *row);
 /* Steps a statement that returns no rows, and resets it for the next bindings. */

@@ -109,7 +109,7 @@ static bool pending_password_used(struct store *s, const char *who, const char *
 		const char *hash = (const char *)sqlite3_column_text(st, 0);
 		ok = hash && password_verified(s, hash, password);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (!ok)
 		return false;
 	status = store_write_begin(s, errstr);
@@ -140,7 +140,7 @@ bool store_check_password(struct store *s, const char *who, const char *password
 		const char *hash = (const char *)sqlite3_column_text(st, 0);
 		ok = hash && password_verified(s, hash, password);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (!ok && status == STORE_OK && !is_organiser(who) &&
 	    store_schema_version(s) >= PENDING_SCHEMA)
 		ok = pending_password_used(s, who, password, errstr);

@@ -218,9 +218,26 @@ static const char *const migrations[] = {
 	 * it was delivered */
 	"ALTER TABLE outbox ADD COLUMN secret INTEGER NOT NULL DEFAULT 0;",
 
-	/* 5: reserved for a step of another branch (processed mail waiting to
-	 * be moved); this placeholder gives way to it when both are merged */
-	"SELECT 1;",
+	/* 5: processed mail not yet moved out of the inbox, a row per UID
+	 * (it was a comma list in kv, rewritten for every mail) */
+	"CREATE TABLE pending_moves ("
+	"  mailbox TEXT NOT NULL,"
+	"  uidvalidity INTEGER NOT NULL,"
+	"  uid INTEGER NOT NULL,"
+	"  PRIMARY KEY (mailbox, uidvalidity, uid)"
+	") WITHOUT ROWID;"
+	"WITH RECURSIVE lists(mailbox, rest) AS ("
+	"  SELECT substr(key, 9, length(key) - 22), value || ',' FROM kv"
+	"  WHERE key LIKE 'mailbox:%:pending_moves' AND value IS NOT NULL),"
+	" split(mailbox, uid, rest) AS ("
+	"  SELECT mailbox, NULL, rest FROM lists"
+	"  UNION ALL SELECT mailbox, CAST(substr(rest, 1, instr(rest, ',') - 1) AS INTEGER),"
+	"   substr(rest, instr(rest, ',') + 1) FROM split WHERE rest <> '')"
+	"INSERT OR IGNORE INTO pending_moves (mailbox, uidvalidity, uid)"
+	" SELECT split.mailbox, COALESCE(CAST(kv.value AS INTEGER), 0), split.uid FROM split"
+	" LEFT JOIN kv ON kv.key = 'mailbox:' || split.mailbox || ':uidvalidity'"
+	" WHERE split.uid > 0;"
+	"DELETE FROM kv WHERE key LIKE 'mailbox:%:pending_moves';",
 
 	/* 6: players who choose their field army and start by mail before
 	 * the campaign starts (campaign(5), "Setting up by mail"); a new

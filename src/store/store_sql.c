@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sysexits.h>
 
 /* ---------------------------------------------------------------- errors */
@@ -112,11 +113,74 @@ static int bind_values(sqlite3_stmt *st, const char *fmt, va_list ap)
 	return rc;
 }
 
-/* Prepares sql and binds its parameters; the caller steps and finalizes. */
+static unsigned sql_hash(const char *sql)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)sql; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+/* A statement for sql: the kept one when it is free, else a new one, kept
+ * if there is room. A statement in use (a query running while another of
+ * the same text starts) gets a fresh one, finalized by store_finish. */
+static int stmt_get(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+	unsigned h = sql_hash(sql);
+	bool taken = false;
+	for (size_t i = 0; i < s->stmt_count; i++) {
+		struct store_cached_stmt *c = &s->stmts[i];
+		if (c->hash != h || strcmp(sqlite3_sql(c->st), sql) != 0)
+			continue;
+		if (c->busy) {
+			taken = true;
+			break;
+		}
+		c->busy = true;
+		*st = c->st;
+		return SQLITE_OK;
+	}
+	bool keep = !taken && s->stmt_count < STORE_STMT_CACHE;
+	int rc = sqlite3_prepare_v3(s->db, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, st, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(*st);
+		*st = NULL;
+		return rc;
+	}
+	/* only whole single statements are kept: their text is the key */
+	if (keep && *st && strcmp(sqlite3_sql(*st), sql) == 0)
+		s->stmts[s->stmt_count++] = (struct store_cached_stmt){*st, h, true};
+	return SQLITE_OK;
+}
+
+void store_finish(struct store *s, sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < s->stmt_count; i++) {
+		if (s->stmts[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			s->stmts[i].busy = false;
+			return;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+void store_stmt_cache_clear(struct store *s)
+{
+	for (size_t i = 0; i < s->stmt_count; i++)
+		sqlite3_finalize(s->stmts[i].st);
+	s->stmt_count = 0;
+}
+
+/* Prepares sql (or takes the statement kept for it) and binds its
+ * parameters; the caller steps and calls store_finish. */
 int store_prepare(struct store *s, char **errstr, sqlite3_stmt **st, const char *sql,
 		  const char *fmt, ...)
 {
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+	int rc = stmt_get(s, sql, st);
 	if (rc != SQLITE_OK) {
 		*st = NULL;
 		return store_db_fail(s, errstr, rc);
@@ -127,7 +191,7 @@ int store_prepare(struct store *s, char **errstr, sqlite3_stmt **st, const char 
 	va_end(ap);
 	if (rc != SQLITE_OK) {
 		int status = store_db_fail(s, errstr, rc);
-		sqlite3_finalize(*st);
+		store_finish(s, *st);
 		*st = NULL;
 		return status;
 	}
@@ -160,7 +224,7 @@ int store_step_done(struct store *s, char **errstr, sqlite3_stmt *st)
 int store_run(struct store *s, char **errstr, int *changes, const char *sql, const char *fmt, ...)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	int rc = stmt_get(s, sql, &st);
 	if (rc != SQLITE_OK)
 		return store_db_fail(s, errstr, rc);
 	va_list ap;
@@ -175,7 +239,7 @@ int store_run(struct store *s, char **errstr, int *changes, const char *sql, con
 	int status = rc == SQLITE_OK ? STORE_OK : store_db_fail(s, errstr, rc);
 	if (changes)
 		*changes = sqlite3_changes(s->db);
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -184,7 +248,7 @@ int store_query_int64(struct store *s, char **errstr, int64_t *out, bool *found,
 		      const char *fmt, ...)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	int rc = stmt_get(s, sql, &st);
 	if (rc != SQLITE_OK)
 		return store_db_fail(s, errstr, rc);
 	va_list ap;
@@ -201,7 +265,7 @@ int store_query_int64(struct store *s, char **errstr, int64_t *out, bool *found,
 		*out = sqlite3_column_int64(st, 0);
 	if (found)
 		*found = row;
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -255,9 +319,14 @@ int store_write_end(struct store *s, int status, char **errstr)
 	if (s->in_transaction) {
 		if (status == STORE_OK)
 			status = store_exec(s, "RELEASE store_write", errstr);
-		if (status != STORE_OK)
+		if (status != STORE_OK) {
+			/* a savepoint undone (no rollback hook for it): the
+			 * campaign kept in memory may hold what it undid */
+			campaign_free(s->campaign);
+			s->campaign = NULL;
 			sqlite3_exec(s->db, "ROLLBACK TO store_write; RELEASE store_write", NULL,
 				     NULL, NULL);
+		}
 		return status;
 	}
 	if (status == STORE_OK)
@@ -327,6 +396,44 @@ void store_rollback(struct store *s)
 	s->read_transaction = false;
 	if (!sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* One savepoint level at a time: a mail of a group. A failure SQLite
+ * treats as fatal to the transaction (a full disk, an I/O error) may have
+ * rolled back the whole transaction: store_in_transaction then says so. */
+int store_savepoint(struct store *s, char **errstr)
+{
+	if (!s->in_transaction || s->read_transaction)
+		return store_fail(s, errstr, STORE_ERROR, "savepoint outside a write transaction");
+	return store_exec(s, "SAVEPOINT store_mail", errstr);
+}
+
+int store_release(struct store *s, char **errstr)
+{
+	int status = store_exec(s, "RELEASE store_mail", errstr);
+	if (status != STORE_OK)
+		store_rollback_savepoint(s);
+	return status;
+}
+
+void store_rollback_savepoint(struct store *s)
+{
+	if (!s)
+		return;
+	if (sqlite3_get_autocommit(s->db)) {
+		s->in_transaction = false;
+		s->read_transaction = false;
+		return;
+	}
+	/* a savepoint undone (no rollback hook for it): the campaign kept in
+	 * memory may hold what it undid */
+	campaign_free(s->campaign);
+	s->campaign = NULL;
+	sqlite3_exec(s->db, "ROLLBACK TO store_mail; RELEASE store_mail", NULL, NULL, NULL);
+	if (sqlite3_get_autocommit(s->db)) {
+		s->in_transaction = false;
+		s->read_transaction = false;
+	}
 }
 
 bool store_in_transaction(const struct store *s)

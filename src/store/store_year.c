@@ -23,7 +23,7 @@ int store_year_state_get(struct store *s, char **json, char **errstr)
 		status = store_step_row(s, errstr, st, &row);
 	if (status == STORE_OK && row)
 		*json = store_column_text(st, 0);
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -67,7 +67,7 @@ int store_dice_year_get(struct store *s, int year, struct store_dice_year *out, 
 	else if (status == STORE_OK)
 		status =
 			store_fail(s, errstr, STORE_NOTFOUND, "no dice seed for the year %d", year);
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	return status;
 }
 
@@ -104,7 +104,7 @@ int store_dice_years(struct store *s, struct store_dice_year **rows, size_t *cou
 		grow_array((void **)rows, &cap, *count + 1, sizeof **rows);
 		dice_year_read(st, &(*rows)[(*count)++]);
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK) {
 		free(*rows);
 		*rows = NULL;
@@ -168,7 +168,7 @@ int store_snapshot_latest(struct store *s, const char *step, struct store_snapsh
 		out->last_outbox = sqlite3_column_int64(st, 8);
 		break;
 	}
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status == STORE_OK && !row)
 		status = store_fail(s, errstr, STORE_NOTFOUND, "no snapshot%s%s to go back to",
 				    step ? " of " : "", step ? step : "");
@@ -221,7 +221,7 @@ int store_comments(struct store *s, int year, json_t **comments, char **errstr)
 		json_array_append_new(arr, json_pack("{s:s, s:i}", "text",
 						     (const char *)sqlite3_column_text(st, 0),
 						     "after_event", sqlite3_column_int(st, 1)));
-	sqlite3_finalize(st);
+	store_finish(s, st);
 	if (status != STORE_OK) {
 		json_decref(arr);
 		return status;

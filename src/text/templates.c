@@ -9,13 +9,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_DIRS 4
+/* Templates and partials kept read (and compiled) between renders. */
+#define MAX_CACHED 128
+
+/* A template file as read: kept while the file stays the same (same inode,
+ * size and modification time); a file added to a folder searched earlier
+ * is seen after templates_free (the daemon's SIGHUP). */
+struct cached {
+	char *name;
+	size_t from;     /* the first folder searched */
+	size_t found_at; /* the folder it came from */
+	char *path;
+	struct stat sb;
+	char *text;
+	struct mustache_template *compiled; /* NULL until rendered once */
+	bool rendering; /* never made room for while its render runs */
+};
 
 struct templates {
 	char *dirs[MAX_DIRS]; /* dirs[0] is the override folder or NULL */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
+	struct cached cache[MAX_CACHED];
+	size_t cached;
 };
 
 struct templates *templates_new(const char *override_dir)
@@ -37,6 +56,12 @@ void templates_free(struct templates *t)
 		return;
 	for (size_t i = 0; i < MAX_DIRS; i++)
 		free(t->dirs[i]);
+	for (size_t i = 0; i < t->cached; i++) {
+		free(t->cache[i].name);
+		free(t->cache[i].path);
+		free(t->cache[i].text);
+		mustache_free(t->cache[i].compiled);
+	}
 	free(t);
 }
 
@@ -57,23 +82,60 @@ static bool valid_name(const char *name)
 	return !strstr(name, "..");
 }
 
-/* Reads template `name` from folder index `from` onwards; *found_at gets the
- * folder index used. */
-static char *load_from(struct templates *t, const char *name, size_t from, size_t *found_at)
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Template `name` from folder index `from` onwards, read once and kept
+ * while its file is unchanged; NULL if there is none. */
+static struct cached *load_from(struct templates *t, const char *name, size_t from)
 {
 	if (!valid_name(name))
 		return NULL;
+	struct cached *c = NULL;
+	for (size_t i = 0; i < t->cached; i++)
+		if (t->cache[i].from == from && strcmp(t->cache[i].name, name) == 0)
+			c = &t->cache[i];
+	struct stat sb;
+	if (c && (c->rendering || (stat(c->path, &sb) == 0 && same_file(&sb, &c->sb))))
+		return c;
 	for (size_t i = from; i < MAX_DIRS; i++) {
 		if (!t->dirs[i])
 			continue;
 		char *path = xasprintf("%s/%s.mustache", t->dirs[i], name);
-		char *text = file_read_all(path, 0, NULL);
-		free(path);
-		if (text) {
-			if (found_at)
-				*found_at = i;
-			return text;
+		char *text = NULL;
+		if (stat(path, &sb) == 0)
+			text = file_read_all(path, 0, NULL);
+		if (!text) {
+			free(path);
+			continue;
 		}
+		if (!c && t->cached == MAX_CACHED) {
+			/* full (not with our templates): another one makes room */
+			for (size_t j = 0; !c && j < MAX_CACHED; j++)
+				if (!t->cache[j].rendering)
+					c = &t->cache[j];
+			free(c->name);
+			c->name = NULL;
+		}
+		if (!c)
+			c = &t->cache[t->cached++];
+		else {
+			free(c->path);
+			free(c->text);
+			mustache_free(c->compiled);
+		}
+		if (!c->name)
+			c->name = xstrdup(name);
+		c->from = from;
+		c->found_at = i;
+		c->path = path;
+		c->sb = sb;
+		c->text = text;
+		c->compiled = NULL;
+		return c;
 	}
 	return NULL;
 }
@@ -86,7 +148,8 @@ struct partial_ctx {
 static char *partial_loader(void *ctx, const char *name)
 {
 	struct partial_ctx *pc = ctx;
-	return load_from(pc->t, name, pc->from, NULL);
+	struct cached *c = load_from(pc->t, name, pc->from);
+	return c ? xstrdup(c->text) : NULL;
 }
 
 char *templates_find(struct templates *t, const char *name, const char **kind)
@@ -110,15 +173,27 @@ char *templates_find(struct templates *t, const char *name, const char **kind)
 static char *render_from(struct templates *t, const char *name, const json_t *data, size_t from,
 			 size_t *used, char **errstr)
 {
-	char *text = load_from(t, name, from, used);
-	if (!text) {
+	struct cached *c = load_from(t, name, from);
+	if (!c) {
 		*errstr = xasprintf("no template \"%s\" (%s.mustache)", name, name);
 		return NULL;
 	}
+	*used = c->found_at;
 	struct partial_ctx pc = {t, from};
 	struct mustache_error err = {0};
-	char *out = mustache_render_string(text, strlen(text), data, partial_loader, &pc, &err);
-	free(text);
+	char *out = NULL;
+	if (!c->compiled)
+		c->compiled = mustache_compile(c->text, strlen(c->text), &err);
+	if (c->compiled) {
+		struct strbuf sb = {0};
+		c->rendering = true;
+		int rc = mustache_render(c->compiled, data, partial_loader, &pc, &sb, &err);
+		c->rendering = false;
+		if (rc == 0)
+			out = strbuf_take(&sb);
+		else
+			strbuf_free(&sb);
+	}
 	if (!out) {
 		const char *dir = t->dirs[*used] ? t->dirs[*used] : "";
 		if (err.partial[0])

@@ -2,7 +2,10 @@
  * is the file "ack.mustache" (partials likewise) looked up first in the
  * organiser's override folder, then in the built-in folders. An override
  * that does not compile or render is reported (once per render, through the
- * warning callback) and the built-in one is used instead. */
+ * warning callback) and the built-in one is used instead. Each file is read
+ * and compiled once and kept while it is unchanged (same inode, size and
+ * modification time); a file added to a folder searched earlier is seen by
+ * a new struct templates (the daemon makes one on SIGHUP). */
 #ifndef CAMPAIGN_TEMPLATES_H
 #define CAMPAIGN_TEMPLATES_H
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <sodium.h>
+#include <sqlite3.h>
 
 #include "lib/campaign_fixture.h"
 #include "engine/engine.h"
@@ -101,14 +102,112 @@ static void test_accepted_orders_are_stored_and_acknowledged(void **state)
 	assert_int_equal(engine_mailbox_position(f->engine, &uidvalidity, &last, NULL), 0);
 	assert_int_equal(uidvalidity, 7);
 	assert_int_equal(last, 1);
-	assert_int_equal(engine_pending_moves(f->engine, &uids, &n, NULL), 0);
+	assert_int_equal(engine_pending_moves(f->engine, 7, &uids, &n, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(uids[0], 1);
 	free(uids);
-	assert_int_equal(engine_move_done(f->engine, 1, NULL), 0);
-	assert_int_equal(engine_pending_moves(f->engine, &uids, &n, NULL), 0);
+	assert_int_equal(engine_move_done(f->engine, 7, &(uint32_t){1}, 1, NULL), 0);
+	assert_int_equal(engine_pending_moves(f->engine, 7, &uids, &n, NULL), 0);
 	assert_int_equal(n, 0);
 	free(uids);
+	free(m);
+}
+
+/* Group commit: three mails in one transaction, the second failing in the
+ * database (a trigger stands for a full disk on its insert). It is undone
+ * alone; the others are kept, with their replies and pending moves, and
+ * nothing is visible to another connection before the commit. */
+static void test_group_commit_failing_mail_rolls_back_alone(void **state)
+{
+	struct test_engine *f = *state;
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "CREATE TRIGGER fail_b2 BEFORE INSERT ON inbound"
+				      " WHEN NEW.message_id = '<b2@example.org>'"
+				      " BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	char *err = NULL;
+	assert_int_equal(engine_batch_begin(f->engine, &err), 0);
+	const char *ids[] = {"b1@example.org", "b2@example.org", "b3@example.org"};
+	for (uint32_t i = 0; i < 3; i++) {
+		char *m = mail("philippe@example.org", ids[i], "",
+			       "PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n");
+		struct engine_outcome out;
+		int rc = engine_process_mail(f->engine, 7, i + 1, m, strlen(m), NOW, false, &out,
+					     &err);
+		if (i == 1) {
+			assert_int_equal(rc, -1);
+			assert_non_null(strstr(err, "disk full"));
+			free(err);
+			err = NULL;
+		} else {
+			assert_int_equal(rc, 0);
+			assert_int_equal(out.verdict, ENGINE_ACCEPTED);
+			engine_outcome_free(&out);
+		}
+		assert_true(engine_batch_open(f->engine));
+		free(m);
+	}
+	/* another process sees nothing yet */
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM inbound", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 0);
+	sqlite3_reset(st);
+	assert_int_equal(engine_batch_commit(f->engine, &err), 0);
+	assert_false(engine_batch_open(f->engine));
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+
+	bool seen = false;
+	assert_int_equal(store_inbound_seen(f->store, "INBOX", 7, 2, "<b2@example.org>", &seen, NULL),
+			 STORE_OK);
+	assert_false(seen);
+	assert_int_equal(outbox_count(f), 2);
+	uint32_t *uids, uidvalidity, last;
+	size_t n;
+	assert_int_equal(engine_pending_moves(f->engine, 7, &uids, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(uids[0], 1);
+	assert_int_equal(uids[1], 3);
+	free(uids);
+	assert_int_equal(engine_mailbox_position(f->engine, &uidvalidity, &last, NULL), 0);
+	assert_int_equal(last, 3);
+	/* pending moves of another UIDVALIDITY are not these */
+	assert_int_equal(engine_pending_moves(f->engine, 8, &uids, &n, NULL), 0);
+	assert_int_equal(n, 0);
+	free(uids);
+}
+
+/* A group rolled back whole (the daemon could not commit) leaves nothing. */
+static void test_group_rolled_back_leaves_nothing(void **state)
+{
+	struct test_engine *f = *state;
+	char *err = NULL;
+	assert_int_equal(engine_batch_begin(f->engine, &err), 0);
+	char *m = mail("philippe@example.org", "c1@example.org", "",
+		       "PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n");
+	struct engine_outcome out;
+	assert_int_equal(engine_process_mail(f->engine, 7, 1, m, strlen(m), NOW, false, &out, &err), 0);
+	engine_outcome_free(&out);
+	engine_batch_rollback(f->engine);
+	assert_false(engine_batch_open(f->engine));
+	assert_int_equal(outbox_count(f), 0);
+	uint32_t *uids, uidvalidity, last;
+	size_t n;
+	assert_int_equal(engine_pending_moves(f->engine, 7, &uids, &n, NULL), 0);
+	assert_int_equal(n, 0);
+	free(uids);
+	assert_int_equal(engine_mailbox_position(f->engine, &uidvalidity, &last, NULL), 0);
+	assert_int_equal(last, 0);
+	/* and the same mail is processed afresh afterwards */
+	assert_int_equal(process(f, 1, m, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
 	free(m);
 }
 
@@ -633,6 +732,41 @@ static void test_outbox_retries_and_reports_failures(void **state)
 	free(m);
 }
 
+/* Every due reply goes out in one flush, not only a first hundred, and
+ * each is marked sent (a second flush sends nothing). */
+static void test_outbox_sends_every_due_reply(void **state)
+{
+	struct test_engine *f = *state;
+	struct fake_sink fs = {TRANSPORT_OK, 0, ""};
+	struct mail_sink *sink = mail_sink_new(&fake_ops, &fs);
+	engine_free(f->engine); /* one without the default rate limit */
+	struct engine_config cfg = {.campaign_address = ADDRESS, .mailbox = "INBOX",
+				    .limits = {.max_bytes = 20000, .max_depth = 10},
+				    .rate_limit_per_hour = 100000};
+	f->engine = engine_new(f->store, f->tpl, &cfg);
+	for (uint32_t i = 1; i <= 250; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "many%u@example.org", i);
+		char *m = mail("philippe@example.org", id, "",
+			       "PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n");
+		struct engine_outcome out;
+		assert_int_equal(process(f, i, m, &out), ENGINE_ACCEPTED);
+		engine_outcome_free(&out);
+		free(m);
+	}
+	size_t sent, failed;
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW, &sent, &failed, NULL), 0);
+	assert_int_equal(sent, 250);
+	assert_int_equal(failed, 0);
+	assert_int_equal(fs.calls, 250);
+	assert_string_equal(fs.last_rcpt, "philippe@example.org");
+	assert_int_equal(engine_outbox_next_due(f->engine, NOW), -1);
+	assert_int_equal(engine_flush_outbox(f->engine, sink, NOW + 3600, &sent, &failed, NULL), 0);
+	assert_int_equal(sent, 0);
+	assert_int_equal(fs.calls, 250);
+	mail_sink_free(sink);
+}
+
 /* Issue 17: a reply quotes only excerpts of what it answers, and ids a
  * client mangled are left out instead of failing the reply. */
 static size_t largest_outbox_mail(struct test_engine *f)
@@ -846,6 +980,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_engine_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_accepted_orders_are_stored_and_acknowledged),
+		T(test_group_commit_failing_mail_rolls_back_alone),
+		T(test_group_rolled_back_leaves_nothing),
 		T(test_forwarded_gmail),
 		T(test_forwarded_applemail),
 		T(test_forwarded_outlook),
@@ -871,6 +1007,7 @@ int main(void)
 		T(test_oversized_mail_is_refused_with_a_reply),
 		T(test_dry_run_changes_nothing),
 		T(test_outbox_retries_and_reports_failures),
+		T(test_outbox_sends_every_due_reply),
 		T(test_outbox_waits_for_a_blocked_server),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

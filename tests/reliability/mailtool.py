@@ -18,6 +18,11 @@ index and the seed, so the checks can recompute what each mail said.
       appends mails I .. I+N-1 one at a time; for each, measures the time
       until its acknowledgement is in the player's INBOX; prints the median,
       90th and 99th percentiles and the maximum in milliseconds
+  mailtool.py arrivals --first I --count N --delay S [--wait W]
+      open loop: appends mails I .. I+N-1 at random moments (a Poisson
+      process, S seconds apart on average) whatever the answers do, and
+      measures each one's time until its acknowledgement is in the player's
+      INBOX; prints the same figures
   mailtool.py inbox
       prints how many mails are in the campaign's INBOX and processed folder
   mailtool.py pending [--count N]
@@ -217,6 +222,66 @@ def cmd_latency(a):
     return 0
 
 
+def cmd_arrivals(a):
+    """Open loop: mails appended at independent (Poisson) moments, --delay
+    seconds apart on average, whatever the answers do; for each, the time
+    from its APPEND until its acknowledgement is seen in the player's INBOX
+    (watched every 10 ms)."""
+    passwords = read_passwords(a.passwords)
+    feeder = imap_login(a.imap_port, *CAMPAIGN)
+    watchers, last_uid = {}, {}
+    for key in KEYS:
+        addr = PLAYERS[key][0]
+        w = imap_login(a.imap_port, addr, addr.split("@")[0] + "-pw")
+        w.select("INBOX", readonly=True)
+        typ, data = w.uid("SEARCH", None, "ALL")
+        uids = [int(u) for u in data[0].split()] if typ == "OK" and data[0] else []
+        watchers[key], last_uid[key] = w, max(uids) if uids else 0
+    pace = random.Random(a.seed * 7919)
+    sent_at, times = {}, []
+    todo = list(range(a.first, a.first + a.count))
+    next_send = time.monotonic()
+    deadline = None
+    while todo or sent_at:
+        now = time.monotonic()
+        while todo and now >= next_send:
+            i = todo.pop(0)
+            _addr, raw = compose(a.seed, i, passwords)
+            sent_at["<%s>" % message_id(a.seed, i)] = time.monotonic()
+            typ, data = feeder.append("INBOX", None, None, raw)
+            if typ != "OK":
+                sys.exit("mailtool: APPEND %d: %s" % (i, data))
+            next_send += pace.expovariate(1.0 / a.delay)
+            now = time.monotonic()
+        for key, w in watchers.items():
+            w.noop()
+            typ, data = w.uid("SEARCH", None, "UID %d:*" % (last_uid[key] + 1))
+            if typ != "OK" or not data[0]:
+                continue
+            for u in sorted(int(x) for x in data[0].split()):
+                if u <= last_uid[key]:
+                    continue
+                last_uid[key] = u
+                typ, got = w.uid("FETCH", str(u), "(BODY.PEEK[HEADER.FIELDS (IN-REPLY-TO)])")
+                seen = time.monotonic()
+                for part in got:
+                    if isinstance(part, tuple):
+                        irt = part[1].decode("ascii", "replace").split(":", 1)[-1].strip()
+                        if irt in sent_at:
+                            times.append((seen - sent_at.pop(irt)) * 1000)
+        if not todo:
+            deadline = deadline or time.monotonic() + a.wait
+            if time.monotonic() > deadline:
+                sys.exit("mailtool: %d mails not acknowledged after %.0f s" % (len(sent_at), a.wait))
+        time.sleep(0.01)
+    times.sort()
+    pick = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+    print("latency over %d mails arriving at random (Poisson, mean gap %.2f s) (ms):"
+          " median %.0f, p90 %.0f, p99 %.0f, max %.0f, min %.0f"
+          % (len(times), a.delay, pick(0.5), pick(0.9), pick(0.99), times[-1], times[0]))
+    return 0
+
+
 def body_text(msg):
     part = msg.get_body(preferencelist=("plain",)) if msg.is_multipart() else msg
     text = part.get_content() if part is not None else ""
@@ -308,7 +373,8 @@ def cmd_check(a):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["feed", "check", "inbox", "pending", "latency"])
+    p.add_argument("command", choices=["feed", "check", "inbox", "pending", "latency",
+                                       "arrivals"])
     p.add_argument("--imap-port", type=int, default=10143)
     p.add_argument("--smtp-port", type=int, default=10025)
     p.add_argument("--db", default="campaign.db")
@@ -324,7 +390,8 @@ def main():
     p.add_argument("--max-dup", type=int, default=None)
     a = p.parse_args()
     return {"feed": cmd_feed, "check": cmd_check, "inbox": cmd_inbox,
-            "pending": cmd_pending, "latency": cmd_latency}[a.command](a)
+            "pending": cmd_pending, "latency": cmd_latency,
+            "arrivals": cmd_arrivals}[a.command](a)
 
 
 if __name__ == "__main__":

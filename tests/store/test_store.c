@@ -609,6 +609,74 @@ static void test_transactions(void **state)
 }
 
 /* Two processes on one file: a writer waits for the other, readers never do. */
+/* The campaign kept in memory is never staler than the file: a change
+ * another process commits, a save, a rolled-back save and a rolled-back
+ * savepoint are all seen by the next load. */
+static void test_campaign_kept_in_memory(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *daemon = test_store_open(sc->db), *ctl = test_store_open(sc->db);
+	char *err = NULL;
+	ok(store_init_campaign(daemon, c, false, &err), &err);
+	struct campaign *a = load(daemon), *b = load(daemon);
+	assert_same_json(a, b); /* the second load is a copy, not the same one */
+	assert_ptr_not_equal(a, b);
+	assert_ptr_not_equal(a->provinces, b->provinces);
+	campaign_free(b);
+
+	/* another process changes the owner of a province */
+	struct campaign *other = load(ctl);
+	other->provinces[0].owner = other->provinces[0].owner == 1 ? 0 : 1;
+	int owner = other->provinces[0].owner;
+	ok(store_save_state(ctl, other, &err), &err);
+	b = load(daemon);
+	assert_int_equal(b->provinces[0].owner, owner);
+	campaign_free(b);
+
+	/* a save of ours, then one rolled back */
+	a->provinces[0].owner = owner;
+	a->players[0].battle_prestige += 5;
+	ok(store_save_state(daemon, a, &err), &err);
+	b = load(daemon);
+	assert_int_equal(b->players[0].battle_prestige, a->players[0].battle_prestige);
+	campaign_free(b);
+	ok(store_begin(daemon, &err), &err);
+	a->players[0].battle_prestige += 7;
+	ok(store_save_state(daemon, a, &err), &err);
+	b = load(daemon); /* inside the transaction: its own write */
+	assert_int_equal(b->players[0].battle_prestige, a->players[0].battle_prestige);
+	campaign_free(b);
+	store_rollback(daemon);
+	b = load(daemon);
+	assert_int_equal(b->players[0].battle_prestige, a->players[0].battle_prestige - 7);
+	campaign_free(b);
+
+	/* a savepoint rolled back alone (a mail of a group) */
+	ok(store_begin(daemon, &err), &err);
+	ok(store_savepoint(daemon, &err), &err);
+	ok(store_save_state(daemon, a, &err), &err);
+	b = load(daemon);
+	assert_int_equal(b->players[0].battle_prestige, a->players[0].battle_prestige);
+	campaign_free(b);
+	store_rollback_savepoint(daemon);
+	b = load(daemon);
+	assert_int_equal(b->players[0].battle_prestige, a->players[0].battle_prestige - 7);
+	campaign_free(b);
+	ok(store_commit(daemon, &err), &err);
+
+	/* and what the other process sees */
+	campaign_free(other);
+	other = load(ctl);
+	assert_int_equal(other->players[0].battle_prestige, a->players[0].battle_prestige - 7);
+	assert_int_equal(other->provinces[0].owner, owner);
+	campaign_free(other);
+	campaign_free(a);
+	campaign_free(c);
+	store_close(ctl);
+	store_close(daemon);
+}
+
 static void test_concurrent_access(void **state)
 {
 	struct scratch *sc = *state;
@@ -735,6 +803,57 @@ static void test_migration_setup_by_mail(void **state)
 	campaign_free(back);
 	store_close(s);
 	campaign_free(c);
+}
+
+/* Schema 5: the pending moves, a comma list in kv until then, become a
+ * row per UID under the mailbox's UIDVALIDITY. */
+static void test_migration_pending_moves_v4(void **state)
+{
+	struct scratch *sc = *state;
+	struct store *s = NULL;
+	char *err = NULL, *text = NULL;
+	ok(store_open_at_version(sc->db, STORE_CREATE, 4, &s, &err), &err);
+	ok(store_kv_set(s, "mailbox:INBOX:uidvalidity", "7", &err), &err);
+	ok(store_kv_set(s, "mailbox:INBOX:pending_moves", "5,9,12", &err), &err);
+	ok(store_kv_set(s, "mailbox:Orders, 2026:uidvalidity", "3", &err), &err);
+	ok(store_kv_set(s, "mailbox:Orders, 2026:pending_moves", "4", &err), &err);
+	store_close(s);
+
+	s = test_store_open(sc->db);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	uint32_t *uids = NULL;
+	size_t n = 0;
+	ok(store_pending_moves(s, "INBOX", 7, &uids, &n, &err), &err);
+	assert_int_equal(n, 3);
+	assert_int_equal(uids[0], 5);
+	assert_int_equal(uids[1], 9);
+	assert_int_equal(uids[2], 12);
+	free(uids);
+	ok(store_pending_moves(s, "Orders, 2026", 3, &uids, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_int_equal(uids[0], 4);
+	free(uids);
+	ok(store_kv_get(s, "mailbox:INBOX:pending_moves", &text, &err), &err);
+	assert_null(text);
+	ok(store_kv_get(s, "mailbox:INBOX:uidvalidity", &text, &err), &err);
+	assert_string_equal(text, "7");
+	free(text);
+
+	/* moved: forgotten in one go; another mailbox keeps its own */
+	ok(store_pending_move_add(s, "INBOX", 7, 13, &err), &err);
+	ok(store_pending_moves_done(s, "INBOX", 7, (uint32_t[]){5, 9, 13}, 3, &err), &err);
+	ok(store_pending_moves(s, "INBOX", 7, &uids, &n, &err), &err);
+	assert_int_equal(n, 1);
+	assert_int_equal(uids[0], 12);
+	free(uids);
+	ok(store_pending_moves_clear(s, "INBOX", &err), &err);
+	ok(store_pending_moves(s, "INBOX", 7, &uids, &n, &err), &err);
+	assert_int_equal(n, 0);
+	free(uids);
+	ok(store_pending_moves(s, "Orders, 2026", 3, &uids, &n, &err), &err);
+	assert_int_equal(n, 1);
+	free(uids);
+	store_close(s);
 }
 
 static void set_user_version(const char *path, int version, const char *extra_sql)
@@ -922,10 +1041,12 @@ int main(void)
 		T(test_orders_and_kv),
 		T(test_transactions),
 		T(test_concurrent_access),
+		T(test_campaign_kept_in_memory),
 		T(test_readonly),
 		T(test_migration_from_v1),
 		T(test_migration_setup_by_mail),
 		T(test_pending_password),
+		T(test_migration_pending_moves_v4),
 		T(test_refuses_unknown_files),
 		T(test_example_campaign),
 		T(test_outbox_secret_and_modes),
