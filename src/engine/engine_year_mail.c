@@ -6,7 +6,7 @@
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
 #include "dbm/diary.h"
-#include "text/map_svg.h"
+#include "engine/maps_p.h"
 #include "dbm/year.h"
 #include "base/timefmt.h"
 
@@ -363,17 +363,18 @@ static void queue_request(struct yctx *y, const json_t *req)
 		diary = diary_data(y, (int)json_integer_value(json_object_get(req, "diary_year")));
 		data = diary;
 	}
-	/* the map as it stands goes with the turn's mail and the diary */
+	/* the map as it stands goes with the turn's mail and the diary, as
+	 * PNG (what every client shows) and SVG, marked with the year's
+	 * battles and sieges */
 	struct mail_extras x = {0};
-	struct mail_attachment map_att;
-	char *map = NULL;
+	struct engine_maps maps = {0};
 	if (tpl && (strcmp(tpl, "your-turn") == 0 || strcmp(tpl, "turn-report") == 0 ||
 		    strcmp(tpl, "diary") == 0)) {
-		map = map_svg(c, NULL);
-		map_att = (struct mail_attachment){"map.svg", "image/svg+xml",
-						   (const unsigned char *)map, strlen(map)};
-		x.attachments = &map_att;
-		x.n_attachments = 1;
+		int year = diary ? (int)json_integer_value(json_object_get(req, "diary_year"))
+				 : c->year;
+		engine_maps_build(y->e->store, c, year, &maps);
+		x.attachments = maps.att;
+		x.n_attachments = maps.count;
 	}
 	if (tpl && strcmp(tpl, "diary") == 0)
 		x.html_template = "diary-html";
@@ -393,7 +394,7 @@ static void queue_request(struct yctx *y, const json_t *req)
 	if (org && !organiser_reached && c->organiser_email && *c->organiser_email)
 		queue_one(y, tpl, subject, data, NO_INDEX, c->organiser_email, c->organiser_name,
 			  &x, step, nth);
-	free(map);
+	engine_maps_free(&maps);
 	json_decref(diary);
 	free(rcpt);
 }

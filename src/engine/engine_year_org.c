@@ -7,7 +7,7 @@
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
 #include "model/campaign_json.h"
-#include "text/map_svg.h"
+#include "engine/maps_p.h"
 #include "dbm/rules.h"
 #include "text/templates.h"
 #include "base/timefmt.h"
@@ -91,9 +91,8 @@ static char *battle_lines_text(const struct order_set *set, const struct campaig
 static int invite(struct yctx *y, int only, struct strbuf *out)
 {
 	struct campaign *c = y->c;
-	char *map = map_svg(c, NULL);
-	struct mail_attachment att = {"map.svg", "image/svg+xml", (const unsigned char *)map,
-				      strlen(map)};
+	struct engine_maps maps;
+	engine_maps_build(y->e->store, c, c->year, &maps);
 	int rc = 0;
 	for (size_t p = 0; p < c->player_count && rc == 0; p++) {
 		const struct player *pl = &c->players[p];
@@ -121,7 +120,7 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		char *subject = xasprintf("%s: your invitation and password",
 					  c->name ? c->name : "The campaign");
 		struct reply r = {pl->email, pl->name, subject, "invite", d, NULL, token,
-				  MAIL_AUTO_GENERATED, &att, 1, NULL, true};
+				  MAIL_AUTO_GENERATED, maps.att, maps.count, NULL, true};
 		if (engine_queue_mail(y->e, &r, c->name, y->now, NULL, &err) != 0) {
 			set_err(y, err);
 			rc = -1;
@@ -133,7 +132,7 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		free(subject);
 		strbuf_printf(out, "invited %s <%s>\n", pl->key, pl->email);
 	}
-	free(map);
+	engine_maps_free(&maps);
 	return rc;
 }
 

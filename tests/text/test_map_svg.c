@@ -184,7 +184,7 @@ static void test_map(void **state)
 	assert_non_null(strstr(svg, "xmlns=\"http://www.w3.org/2000/svg\""));
 	assert_non_null(strstr(svg, "version=\"1.1\""));
 	/* Everything escaped; nothing raw. */
-	assert_non_null(strstr(svg, "<title>Lilies &amp; &lt;Saltire&gt;, 1450</title>"));
+	assert_non_null(strstr(svg, "<title>Lilies &amp; &lt;Saltire&gt;, year 1450</title>"));
 	assert_non_null(strstr(svg, ">Dijon &amp; &lt;Beaune&gt;</text>"));
 	assert_non_null(strstr(svg, ">Jersey &quot;Isle&quot;</text>"));
 	assert_non_null(strstr(svg, ">Kent&#39;s</text>"));
@@ -241,8 +241,34 @@ static void test_map(void **state)
 	assert_int_equal(count(svg, "class=\"siege\""), 0);
 	assert_non_null(strstr(svg, "xlink:href=\"maps/europe &amp; co.png\""));
 	assert_non_null(strstr(svg, "<title>The end of 1450 &lt;draft&gt;</title>"));
-	assert_non_null(strstr(svg, "viewBox=\"0.0 0.0 "));
+	/* the origin in view, under the title's band */
+	assert_non_null(strstr(svg, "viewBox=\"0.0 -34.0 "));
+	assert_non_null(strstr(svg, "<text id=\"map-title\" x=\"10.0\" y=\"-8.0\""));
+	assert_non_null(strstr(svg, ">The end of 1450 &lt;draft&gt;</text>"));
 	free(svg);
+
+	/* The year's battles and sieges: marks for known provinces only (the
+	 * siege of Calais under way is drawn once), a legend line for each kind. */
+	json_t *marks = json_pack("[{s:s, s:s, s:s, s:i}, {s:s, s:s, s:s}, {s:s, s:s}, {s:s, s:s},"
+				  " {s:s, s:s}]",
+				  "province", "Paris", "kind", "battle", "title", "Battle at <Paris>",
+				  "year", 1450, "province", "Kent's", "kind", "siege", "title",
+				  "Siege of Kent's", "province", "Atlantis", "kind", "battle",
+				  "province", "Paris", "kind", "picnic", "province", "Calais", "kind",
+				  "siege");
+	map_svg_options_default(&o);
+	o.marks = marks;
+	svg = map_svg(c, &o);
+	assert_well_formed(svg);
+	assert_int_equal(count(svg, "class=\"mark battle\""), 1);
+	assert_int_equal(count(svg, "class=\"mark siege\""), 1);
+	assert_non_null(strstr(svg, "<g class=\"mark siege\"><title>Siege of Kent&#39;s</title>"));
+	assert_int_equal(count(svg, "class=\"siege\""), 1);
+	assert_non_null(strstr(svg, "<title>Battle at &lt;Paris&gt;</title>"));
+	assert_non_null(strstr(svg, ">battle in 1450</text>"));
+	assert_non_null(strstr(svg, ">siege (dashed ring: the besieger)</text>"));
+	free(svg);
+	json_decref(marks);
 	campaign_free(c);
 }
 
