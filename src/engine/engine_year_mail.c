@@ -409,7 +409,8 @@ int yctx_flush(struct yctx *y)
 	}
 	for (; y->stored < y->log.count && !y->err; y->stored++) {
 		char *err = NULL;
-		if (store_append_event(y->e->store, y->log.events[y->stored], NULL, &err) != STORE_OK)
+		if (store_append_event_at(y->e->store, y->log.events[y->stored], y->now, NULL,
+					  &err) != STORE_OK)
 			set_err(y, err);
 	}
 	for (; y->mails_done < json_array_size(y->run.mails) && !y->err; y->mails_done++)

@@ -217,6 +217,10 @@ static const char *const migrations[] = {
 	/* 4: outbox mail that carries a password, whose body is dropped once
 	 * it was delivered */
 	"ALTER TABLE outbox ADD COLUMN secret INTEGER NOT NULL DEFAULT 0;",
+
+	/* 5: when each event was recorded (epoch seconds; NULL before), for
+	 * the real times of the web diary's feed */
+	"ALTER TABLE events ADD COLUMN recorded_at INTEGER;",
 };
 
 _Static_assert(sizeof migrations / sizeof *migrations == STORE_SCHEMA_VERSION,

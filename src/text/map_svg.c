@@ -520,15 +520,44 @@ char *map_svg_prestige_chart(const json_t *history, const char *title)
 	const json_t *years = json_object_get(history, "years");
 	const json_t *players = json_object_get(history, "players");
 	size_t ny = json_array_size(years);
-	int top = 10;
+	long long top = 10;
 	size_t i, k;
 	json_t *pl, *v;
 	json_array_foreach((json_t *)players, i, pl)
 		json_array_foreach(json_object_get(pl, "totals"), k, v)
-			if (json_integer_value(v) > top)
-				top = (int)json_integer_value(v);
-	top = (top + 9) / 10 * 10;
-	const double left = 60, right = 200, upper = 40, lower = 50, plot_w = 560, plot_h = 300;
+			if (json_integer_value(v) > top && json_integer_value(v) < 1000000000000LL)
+				top = (long long)json_integer_value(v);
+	/* Round ticks: a step of 1, 2 or 5 times a power of ten giving at most
+	 * eight intervals, and the axis topped at a whole number of steps. */
+	long long tick = 1;
+	for (long long pow10 = 1; tick * 8 < top; pow10 *= 10) {
+		if (pow10 > 100000000000LL)
+			break;
+		tick = pow10;
+		if (tick * 8 >= top)
+			break;
+		tick = 2 * pow10;
+		if (tick * 8 >= top)
+			break;
+		tick = 5 * pow10;
+	}
+	top = (top + tick - 1) / tick * tick;
+	int ticks = (int)(top / tick);
+	/* The legend is as wide as its longest line. */
+	double legend_w = 120;
+	json_array_foreach((json_t *)players, i, pl) {
+		const json_t *totals = json_object_get(pl, "totals");
+		char *line = xasprintf(
+			"%s (%lld)",
+			json_string_value(json_object_get(json_object_get(pl, "player"), "nation")),
+			(long long)json_integer_value(json_array_get(totals, json_array_size(totals) - 1)));
+		double w = text_width(line, 13);
+		if (w > legend_w)
+			legend_w = w;
+		free(line);
+	}
+	const double left = 60, upper = 40, lower = 50, plot_w = 560, plot_h = 300;
+	const double right = 40 + 20 + legend_w;
 	double width = left + plot_w + right, height = upper + plot_h + lower;
 	double step = ny > 1 ? plot_w / (double)(ny - 1) : 0;
 	struct strbuf sb = {0};
@@ -538,13 +567,13 @@ char *map_svg_prestige_chart(const json_t *history, const char *title)
 	map_svg_escape(&sb, title ? title : "Prestige");
 	strbuf_printf(&sb, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fffaf0\"/>\n",
 		      width, height);
-	/* Axes and a grid line every tenth of the highest total. */
-	for (int g = 0; g <= 10; g++) {
-		double y = upper + plot_h - plot_h * g / 10.0;
+	/* Axes and a grid line at every tick. */
+	for (int g = 0; g <= ticks; g++) {
+		double y = upper + plot_h - plot_h * g / (double)ticks;
 		strbuf_printf(&sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\"/>"
-				   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%d</text>\n",
+				   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%lld</text>\n",
 			      left, y, left + plot_w, y, g == 0 ? "#333333" : "#e0d8c0", left - 8, y + 4,
-			      top * g / 10);
+			      tick * g);
 	}
 	json_array_foreach((json_t *)years, k, v) {
 		double x = left + step * (double)k;

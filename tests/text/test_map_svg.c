@@ -312,6 +312,38 @@ static void test_chart(void **state)
 	assert_non_null(strstr(svg, "620.0,190.0\"/>"));
 	assert_non_null(strstr(svg, "Burgundy &lt;script&gt;alert(1)&lt;/script&gt; (20)"));
 	assert_non_null(strstr(svg, ">france (40)</text>"));
+	/* round ticks: every 5 up to 40 */
+	assert_int_equal(count(svg, "class=\"tick\""), 9);
+	assert_non_null(strstr(svg, "text-anchor=\"end\">35</text>"));
+	free(svg);
+	json_decref(h);
+	json_decref(events);
+
+	/* 137 at most: ticks every 20 up to 140; a long name widens the chart
+	 * so that its legend line fits. */
+	free(c->players[1].nation);
+	c->players[1].nation = xstrdup("The Most Christian Kingdom of France and Navarre");
+	events = json_loads(
+		"[{\"kind\":\"prestige\",\"year\":1450,\"player\":\"france\",\"points\":137}]",
+		0, &err);
+	h = diary_prestige_history(c, events);
+	svg = map_svg_prestige_chart(h, "Prestige");
+	assert_well_formed(svg);
+	static const char *const want[] = {"0", "20", "40", "60", "80", "100", "120", "140"};
+	const char *p = svg;
+	for (size_t i = 0; i < 8; i++) {
+		p = strstr(p, "class=\"tick\"");
+		assert_non_null(p);
+		p = strchr(p, '>') + 1;
+		assert_int_equal(strncmp(p, want[i], strlen(want[i])), 0);
+		assert_int_equal(p[strlen(want[i])], '<');
+	}
+	assert_null(strstr(p, "class=\"tick\""));
+	/* the legend's text starts at 60 + 560 + 40 and its 55 letters need
+	 * about 13 * 0.62 each: the chart is at least that wide */
+	double width = strtod(strstr(svg, "width=\"") + 7, NULL);
+	assert_true(width >= 660 + 55 * 13 * 0.55);
+	assert_non_null(strstr(svg, ">The Most Christian Kingdom of France and Navarre (137)</text>"));
 	free(svg);
 	json_decref(h);
 	json_decref(events);
