@@ -372,7 +372,12 @@ static void queue_request(struct yctx *y, const json_t *req)
 		    strcmp(tpl, "diary") == 0)) {
 		int year = diary ? (int)json_integer_value(json_object_get(req, "diary_year"))
 				 : c->year;
-		engine_maps_build(y->e->store, c, year, &maps);
+		/* the diary's year has ended: its map is the map at its end */
+		char *title = diary && year != c->year
+				      ? xasprintf("%s, end of %d", c->name ? c->name : "Campaign", year)
+				      : NULL;
+		engine_maps_build(y->e->store, c, year, title, &maps);
+		free(title);
 		x.attachments = maps.att;
 		x.n_attachments = maps.count;
 	}

@@ -92,7 +92,7 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 {
 	struct campaign *c = y->c;
 	struct engine_maps maps;
-	engine_maps_build(y->e->store, c, c->year, &maps);
+	engine_maps_build(y->e->store, c, c->year, NULL, &maps);
 	int rc = 0;
 	for (size_t p = 0; p < c->player_count && rc == 0; p++) {
 		const struct player *pl = &c->players[p];

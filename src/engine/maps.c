@@ -12,7 +12,7 @@
 #include <string.h>
 
 void engine_maps_build(struct store *store, const struct campaign *c, int year,
-		       struct engine_maps *m)
+		       const char *title, struct engine_maps *m)
 {
 	memset(m, 0, sizeof *m);
 	json_t *events = NULL, *marks = NULL;
@@ -27,6 +27,7 @@ void engine_maps_build(struct store *store, const struct campaign *c, int year,
 	struct map_svg_options mo;
 	map_svg_options_default(&mo);
 	mo.marks = marks;
+	mo.title = title;
 	m->svg = map_svg(c, &mo);
 	if (map_png(m->svg, strlen(m->svg), 1.0, &m->png, &m->png_len, &err) == 0) {
 		m->att[m->count++] =

@@ -21,11 +21,11 @@ struct engine_maps {
 
 /* The map of `c` as it stands, marked with the battles and sieges of
  * `year` (read from the store's events; none if `store` is NULL), titled
- * with the campaign and the year, as attachments: "map.png" first, then
+ * `title` (NULL: the campaign and its current year), as attachments: "map.png" first, then
  * "map.svg". A PNG that cannot be rendered is logged and left out; the SVG
  * is always there. Free with engine_maps_free. */
 void engine_maps_build(struct store *store, const struct campaign *c, int year,
-		       struct engine_maps *m);
+		       const char *title, struct engine_maps *m);
 void engine_maps_free(struct engine_maps *m);
 
 #endif

@@ -388,9 +388,13 @@ static json_t *standing_now(struct site *s)
 	free(text);
 	free(err);
 	struct year_state st;
-	year_state_init(&st);
 	err = NULL;
-	if (!doc || year_state_from_json(&st, doc, s->c, &err) != 0 || st.step == YEAR_IDLE) {
+	bool read = false;
+	if (doc)
+		read = year_state_from_json(&st, doc, s->c, &err) == 0; /* initialises st */
+	else
+		year_state_init(&st);
+	if (!read || st.step == YEAR_IDLE) {
 		json_object_set_new(now, "started", json_false());
 	} else if (st.step == YEAR_ENDED) {
 		json_object_set_new(now, "started", json_true());
