@@ -13,7 +13,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake pkg-config git ca-certificates \
 	libetpan-dev libcurl4-gnutls-dev libgnutls28-dev libsqlite3-dev \
-	libjansson-dev libsodium-dev libcmocka-dev \
+	libjansson-dev libsodium-dev libcmocka-dev librsvg2-dev libcairo2-dev \
 	sqlite3 python3 curl man-db groff-base \
 	dovecot-imapd dovecot-lmtpd postfix isync gnutls-bin valgrind clang chromium \
 	dpkg-dev debhelper lintian \

@@ -1,7 +1,10 @@
-/* campaignctl map: the current campaign map as an SVG file. */
+/* campaignctl map: the current campaign map as an SVG file, or as PNG when
+ * the output file's name ends in ".png". */
 #include "config.h"
 
 #include "cli/campaignctl.h"
+#include "dbm/diary.h"
+#include "text/map_png.h"
 #include "text/map_svg.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -19,16 +23,17 @@ static int run_map(int argc, char **argv);
 const struct ctl_command ctl_cmd_map = {
 	.name = "map",
 	.usage = "map -d DB [-o FILE] [--no-armies]",
-	.summary = "write the current campaign map as SVG",
+	.summary = "write the current campaign map as SVG (or PNG)",
 	.options = "  -d, --database DB     the campaign database\n"
-		    "  -o, --output FILE     write the SVG there (default: standard output)\n"
+		    "  -o, --output FILE     write the map there (default: standard output);\n"
+		    "                        a FILE ending in .png gets a PNG rendering\n"
 		    "      --no-armies       the provinces only\n",
 	.run = run_map,
 };
 
 /* Writes through a temporary file beside `path` so a reader never sees a
  * half-written map. */
-static int write_file(const char *path, const char *data)
+static int write_file(const char *path, const char *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
 	FILE *f = fopen(tmp, "wb");
@@ -38,7 +43,6 @@ static int write_file(const char *path, const char *data)
 		free(tmp);
 		return EX_CANTCREAT;
 	}
-	size_t len = strlen(data);
 	bool failed = fwrite(data, 1, len, f) != len || fflush(f) != 0;
 	failed = fclose(f) != 0 || failed;
 	if (failed || rename(tmp, path) != 0) {
@@ -83,7 +87,8 @@ static int run_map(int argc, char **argv)
 		case 'h':
 			printf("usage: campaignctl %s\n\n"
 			       "Writes the campaign map as it stands (owners, home provinces, routes,\n"
-			       "field armies with their AP, sieges) as SVG to FILE or standard output.\n",
+			       "field armies with their AP, sieges) as SVG to FILE or standard output;\n"
+			       "as PNG when FILE ends in .png.\n",
 			       ctl_cmd_map.usage);
 			return EX_OK;
 		default:
@@ -99,20 +104,40 @@ static int run_map(int argc, char **argv)
 	struct store *s = NULL;
 	struct campaign *c = NULL;
 	char *err = NULL;
+	json_t *events = NULL, *marks = NULL;
 	int status = store_open(db, STORE_READONLY, &s, &err);
 	if (status == STORE_OK)
 		status = store_load_campaign(s, &c, &err);
+	if (status == STORE_OK)
+		status = store_events(s, c->year, &events, &err);
 	store_close(s);
 	if (status != STORE_OK) {
 		fprintf(stderr, "%s: %s\n", ctl_prog, err ? err : db);
 		free(err);
+		campaign_free(c);
 		return store_status_exit_code(status);
 	}
+	marks = diary_map_marks(c, events, c->year);
+	mo.marks = marks;
 	char *svg = map_svg(c, &mo);
+	json_decref(marks);
+	json_decref(events);
 	campaign_free(c);
 	int rc = EX_OK;
-	if (output && strcmp(output, "-") != 0) {
-		rc = write_file(output, svg);
+	size_t n = output ? strlen(output) : 0;
+	if (n > 4 && strcasecmp(output + n - 4, ".png") == 0) {
+		unsigned char *png = NULL;
+		size_t png_len = 0;
+		if (map_png(svg, strlen(svg), 1.0, &png, &png_len, &err) != 0) {
+			fprintf(stderr, "%s: %s\n", ctl_prog, err);
+			free(err);
+			rc = EX_SOFTWARE;
+		} else {
+			rc = write_file(output, (const char *)png, png_len);
+		}
+		free(png);
+	} else if (output && strcmp(output, "-") != 0) {
+		rc = write_file(output, svg, strlen(svg));
 	} else if (fputs(svg, stdout) == EOF || fflush(stdout) != 0) {
 		fprintf(stderr, "%s: standard output: %s\n", ctl_prog, strerror(errno));
 		rc = EX_IOERR;

@@ -49,4 +49,19 @@ bool diary_rewind(struct campaign *c, const json_t *events, int year);
  * New reference. */
 json_t *diary_prestige_history(const struct campaign *c, const json_t *events);
 
+/* diary_battles.c. The battles of `year` (events: any array of events, the
+ * other years' are skipped), in order: {"province", "winner", "loser"
+ * (player refs), "winner_ap", "loser_ap" (as deployed), "winner_lost_ap",
+ * "loser_lost_ap" (to the reserve: destroyed and fled, less the routers
+ * who came back), "winner_generals_killed", "loser_generals_killed",
+ * "how", "award", "corrected" (the organiser corrected the result later)}.
+ * New reference. */
+json_t *diary_battles(const struct campaign *c, const json_t *events, int year);
+/* The organiser's corrections of `year`: [{"text", "seq"}], a sentence each
+ * (a battle's result corrected, a step taken back). New reference. */
+json_t *diary_corrections(const struct campaign *c, const json_t *events, int year);
+/* The places the map marks for `year`, for map_svg_options.marks: its
+ * battles and the provinces besieged in it. New reference. */
+json_t *diary_map_marks(const struct campaign *c, const json_t *events, int year);
+
 #endif

@@ -2,7 +2,7 @@
 
 #include "engine/engine.h"
 #include "engine/engine_p.h"
-#include "engine/map_attach.h"
+#include "engine/maps_p.h"
 #include "engine/player_status.h"
 #include "model/campaign_json.h"
 #include "base/log.h"
@@ -498,7 +498,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	orders_set_init(&pending);
 	orders_set_init(&merged);
 	json_t *data = NULL;
-	struct engine_attachments att = {0};
+	struct engine_maps maps = {0};
 
 	orders_validate(set, c, player);
 	bool turn_over = false;
@@ -592,9 +592,9 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		struct campaign *now_c = NULL;
 		if (store_load_campaign(e->store, &now_c, errstr) != STORE_OK)
 			goto done;
-		engine_map_attachments(now_c, &att);
+		engine_maps_build(e->store, now_c, now_c->year, NULL, &maps);
 		campaign_free(now_c);
-		char *names = engine_attachments_names(&att);
+		char *names = engine_maps_names(&maps);
 		json_object_set_new(data, "map_attached", json_string(names));
 		free(names);
 	}
@@ -609,13 +609,13 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
 	subject = reply_subject(p->subject, "Your orders");
 	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
-			  MAIL_AUTO_REPLIED, att.items, att.count, NULL, false};
+			  MAIL_AUTO_REPLIED, maps.att, maps.count, NULL, false};
 	if (engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
 		goto done;
 	out->reply_to = xstrdup(pl->email);
 	rc = 0;
 done:
-	engine_attachments_free(&att);
+	engine_maps_free(&maps);
 	json_decref(data);
 	free(token);
 	free(subject);

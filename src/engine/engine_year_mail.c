@@ -6,7 +6,7 @@
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
 #include "dbm/diary.h"
-#include "engine/map_attach.h"
+#include "engine/maps_p.h"
 #include "dbm/year.h"
 #include "base/timefmt.h"
 
@@ -363,14 +363,23 @@ static void queue_request(struct yctx *y, const json_t *req)
 		diary = diary_data(y, (int)json_integer_value(json_object_get(req, "diary_year")));
 		data = diary;
 	}
-	/* the map as it stands goes with the turn's mail and the diary */
+	/* the map as it stands goes with the turn's mail and the diary, as
+	 * PNG (what every client shows) and SVG, marked with the year's
+	 * battles and sieges */
 	struct mail_extras x = {0};
-	struct engine_attachments map = {0};
+	struct engine_maps maps = {0};
 	if (tpl && (strcmp(tpl, "your-turn") == 0 || strcmp(tpl, "turn-report") == 0 ||
 		    strcmp(tpl, "diary") == 0)) {
-		engine_map_attachments(c, &map);
-		x.attachments = map.items;
-		x.n_attachments = map.count;
+		int year = diary ? (int)json_integer_value(json_object_get(req, "diary_year"))
+				 : c->year;
+		/* the diary's year has ended: its map is the map at its end */
+		char *title = diary && year != c->year
+				      ? xasprintf("%s, end of %d", c->name ? c->name : "Campaign", year)
+				      : NULL;
+		engine_maps_build(y->e->store, c, year, title, &maps);
+		free(title);
+		x.attachments = maps.att;
+		x.n_attachments = maps.count;
 	}
 	if (tpl && strcmp(tpl, "diary") == 0)
 		x.html_template = "diary-html";
@@ -390,7 +399,7 @@ static void queue_request(struct yctx *y, const json_t *req)
 	if (org && !organiser_reached && c->organiser_email && *c->organiser_email)
 		queue_one(y, tpl, subject, data, NO_INDEX, c->organiser_email, c->organiser_name,
 			  &x, step, nth);
-	engine_attachments_free(&map);
+	engine_maps_free(&maps);
 	json_decref(diary);
 	free(rcpt);
 }
@@ -405,7 +414,8 @@ int yctx_flush(struct yctx *y)
 	}
 	for (; y->stored < y->log.count && !y->err; y->stored++) {
 		char *err = NULL;
-		if (store_append_event(y->e->store, y->log.events[y->stored], NULL, &err) != STORE_OK)
+		if (store_append_event_at(y->e->store, y->log.events[y->stored], y->now, NULL,
+					  &err) != STORE_OK)
 			set_err(y, err);
 	}
 	for (; y->mails_done < json_array_size(y->run.mails) && !y->err; y->mails_done++)

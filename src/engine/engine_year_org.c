@@ -9,7 +9,7 @@
 #include "engine/awaited.h"
 #include "engine/engine_setup_p.h"
 #include "model/campaign_json.h"
-#include "engine/map_attach.h"
+#include "engine/maps_p.h"
 #include "dbm/rules.h"
 #include "text/templates.h"
 #include "base/timefmt.h"
@@ -92,8 +92,8 @@ static char *battle_lines_text(const struct order_set *set, const struct campaig
 static int invite(struct yctx *y, int only, struct strbuf *out)
 {
 	struct campaign *c = y->c;
-	struct engine_attachments map = {0};
-	engine_map_attachments(c, &map);
+	struct engine_maps maps;
+	engine_maps_build(y->e->store, c, c->year, NULL, &maps);
 	int rc = 0;
 	for (size_t p = 0; p < c->player_count && rc == 0; p++) {
 		const struct player *pl = &c->players[p];
@@ -121,7 +121,7 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		char *subject = xasprintf("%s: your invitation and password",
 					  c->name ? c->name : "The campaign");
 		struct reply r = {pl->email, pl->name, subject, "invite", d, NULL, token,
-				  MAIL_AUTO_GENERATED, map.items, map.count, NULL, true};
+				  MAIL_AUTO_GENERATED, maps.att, maps.count, NULL, true};
 		if (engine_queue_mail(y->e, &r, c->name, y->now, NULL, &err) != 0) {
 			set_err(y, err);
 			rc = -1;
@@ -133,7 +133,7 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		free(subject);
 		strbuf_printf(out, "invited %s <%s>\n", pl->key, pl->email);
 	}
-	engine_attachments_free(&map);
+	engine_maps_free(&maps);
 	return rc;
 }
 

@@ -3,9 +3,11 @@
 #include "engine/publish.h"
 #include "model/campaign_json.h"
 #include "dbm/diary.h"
+#include "dbm/year.h"
 #include "text/map_svg.h"
 #include "store/store.h"
 #include "text/templates.h"
+#include "base/timefmt.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* How many of the latest year's entries the front page shows. */
@@ -31,6 +34,8 @@ struct site {
 	json_t *nav;         /* [{"year", "href"}] newest first, for every page */
 	char *err;
 	bool own_transaction; /* publish_site began the read transaction */
+	int64_t feed_updated; /* the latest time of any year in the feed */
+	int64_t undated;      /* the time given to years recorded without one */
 };
 
 /* Writes `len` bytes to dir/name through a temporary file and a rename.
@@ -206,13 +211,26 @@ static json_t *year_page_data(struct site *s, int year, char **map_out)
 	json_decref(comments);
 	json_decref(dice);
 
+	/* The year's battles with each side's losses, and the organiser's
+	 * corrections, marked as such. */
+	json_t *battles = diary_battles(s->c, s->events, year);
+	json_object_set_new(data, "has_battle_table", json_boolean(json_array_size(battles) > 0));
+	json_object_set_new(data, "battle_table", battles);
+	json_t *corrections = diary_corrections(s->c, s->events, year);
+	json_object_set_new(data, "has_corrections",
+			    json_boolean(json_array_size(corrections) > 0));
+	json_object_set_new(data, "corrections", corrections);
+
 	struct map_svg_options mo;
 	map_svg_options_default(&mo);
 	/* Troops of an earlier year are not in the events: no AP badges. */
 	mo.show_armies = !rewound;
 	char *title = xasprintf("%s, end of %d", s->c->name ? s->c->name : "Campaign", year);
 	mo.title = title;
+	json_t *marks = diary_map_marks(s->c, s->events, year);
+	mo.marks = marks;
 	char *map = map_svg(then, &mo);
+	json_decref(marks);
 	free(title);
 	json_object_set_new(data, "map_svg", inline_svg(map));
 	json_object_set_new(data, "armies_shown", json_boolean(!rewound));
@@ -243,16 +261,14 @@ static void set_neighbours(struct site *s, json_t *data, size_t index)
 	}
 }
 
-/* An Atom date from a campaign year: the last day of the year. Years
- * before 1 or after 9999 do not fit RFC 3339 and are clamped. */
-static json_t *atom_date(int year)
+/* An RFC 3339 time (UTC) for the Atom feed. */
+static json_t *atom_time(int64_t t)
 {
-	if (year < 1)
-		year = 1;
-	if (year > 9999)
-		year = 9999;
+	time_t tt = (time_t)(t > 0 ? t : 0);
+	struct tm tm;
 	char buf[32];
-	snprintf(buf, sizeof buf, "%04d-12-31T00:00:00Z", year);
+	if (!gmtime_r(&tt, &tm) || strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, sizeof buf, "1970-01-01T00:00:00Z");
 	return json_string(buf);
 }
 
@@ -302,13 +318,23 @@ static int publish_years(struct site *s, json_t *entries)
 			free(err);
 			rc = -1;
 		}
+		/* The entry's times are when the year was written: its first and
+		 * latest event or comment, as the store recorded them. */
+		int64_t first = 0, last = 0;
+		if (rc == 0 && store_year_times(s->store, year, &first, &last, &s->err) != STORE_OK)
+			rc = -1;
 		if (rc == 0) {
+			if (!last)
+				first = last = s->undated; /* recorded before times were kept */
+			if (last > s->feed_updated)
+				s->feed_updated = last;
 			char *id = xasprintf("urn:campaignd:%s:year:%d", slug, year);
 			json_t *content = json_string(text);
 			json_array_insert_new(
 				entries, 0,
-				json_pack("{s:i, s:s, s:o, s:s, s:o}", "year", year, "id", id,
-					  "updated", atom_date(year), "href", page, "content",
+				json_pack("{s:i, s:s, s:o, s:o, s:s, s:o}", "year", year, "id", id,
+					  "published", atom_time(first), "updated", atom_time(last),
+					  "href", page, "content",
 					  content ? content : json_string("")));
 			free(id);
 		}
@@ -348,6 +374,57 @@ static json_t *latest_entries(const json_t *diary)
 	return latest;
 }
 
+/* Where the campaign stands, for the front page: {"started", "ended",
+ * "waiting" (what the current step waits for), "nation" and "colour" (whose
+ * turn it is, in a turn), "until" (the deadline in the campaign's time
+ * zone), "paused"}. */
+static json_t *standing_now(struct site *s)
+{
+	json_t *now = json_object();
+	char *text = NULL, *err = NULL;
+	json_t *doc = NULL;
+	if (store_year_state_get(s->store, &text, &err) == STORE_OK && text)
+		doc = json_loads(text, 0, NULL);
+	free(text);
+	free(err);
+	struct year_state st;
+	err = NULL;
+	bool read = false;
+	if (doc)
+		read = year_state_from_json(&st, doc, s->c, &err) == 0; /* initialises st */
+	else
+		year_state_init(&st);
+	if (!read || st.step == YEAR_IDLE) {
+		json_object_set_new(now, "started", json_false());
+	} else if (st.step == YEAR_ENDED) {
+		json_object_set_new(now, "started", json_true());
+		json_object_set_new(now, "ended", json_true());
+	} else {
+		json_object_set_new(now, "started", json_true());
+		char *what = year_step_describe(&st, s->c);
+		json_object_set_new(now, "waiting", json_string(what));
+		free(what);
+		if (st.step == YEAR_TURN && st.turn < st.sequence_len) {
+			json_t *ref = diary_player_ref(s->c, st.sequence[st.turn]);
+			json_object_set(now, "nation", json_object_get(ref, "nation"));
+			json_object_set(now, "colour", json_object_get(ref, "colour"));
+			json_decref(ref);
+		}
+		if (st.paused) {
+			json_object_set_new(now, "paused", json_true());
+		} else if (st.deadline > 0) {
+			char when[96];
+			json_object_set_new(now, "until",
+					    json_string(timefmt_local(st.deadline, s->c->timezone,
+								      when, sizeof when)));
+		}
+	}
+	free(err);
+	year_state_free(&st);
+	json_decref(doc);
+	return now;
+}
+
 static int publish_index(struct site *s)
 {
 	int year = json_array_size(s->years)
@@ -364,13 +441,19 @@ static int publish_index(struct site *s)
 	json_object_set_new(data, "latest", latest_entries(data));
 	json_object_set_new(data, "current_year", json_integer(s->c->year));
 	json_object_set_new(data, "phase", json_string(campaign_phase_name(s->c->phase)));
+	json_object_set_new(data, "now", standing_now(s));
 	json_object_set(data, "years", s->nav);
 	char page[64];
 	year_name(page, sizeof page, "year-", year, ".html");
 	json_object_set_new(data, "latest_href", json_string(page));
 	json_object_set_new(data, "has_years", json_boolean(json_array_size(s->years) > 0));
 
-	char *map = map_svg(s->c, NULL);
+	struct map_svg_options mo;
+	map_svg_options_default(&mo);
+	json_t *marks = diary_map_marks(s->c, s->events, s->c->year);
+	mo.marks = marks;
+	char *map = map_svg(s->c, &mo);
+	json_decref(marks);
 	json_object_set_new(data, "map_svg", inline_svg(map));
 	json_object_set_new(data, "map_href", json_string("map.svg"));
 	if (rc == 0)
@@ -449,12 +532,9 @@ static int publish_feed(struct site *s, json_t *entries)
 {
 	char *slug = campaign_slug(s->c->name);
 	char *id = xasprintf("urn:campaignd:%s", slug);
-	int latest = json_array_size(s->years)
-			     ? (int)json_integer_value(json_array_get(s->years, json_array_size(s->years) - 1))
-			     : s->c->start_year;
 	json_t *data = json_pack("{s:s?, s:s?, s:s, s:o, s:O}", "campaign", s->c->name, "organiser",
-				 s->c->organiser_name, "id", id, "updated", atom_date(latest),
-				 "entries", entries);
+				 s->c->organiser_name, "id", id, "updated",
+				 atom_time(s->feed_updated), "entries", entries);
 	int rc = -1;
 	if (!data) {
 		s->err = xasprintf("feed.xml: the campaign's name or organiser is not UTF-8");
@@ -559,6 +639,15 @@ int publish_site(struct store *store, const char *dir, struct templates *t, char
 		json_array_append_new(s.nav, json_pack("{s:i, s:s}", "year", y, "href", page));
 	}
 
+	/* Years recorded before events had times: dated like the earliest
+	 * year that has one (the feed needs a date, not a made-up one). */
+	for (size_t i = 0; i < n; i++) {
+		int64_t first = 0, last = 0;
+		int y = (int)json_integer_value(json_array_get(s.years, i));
+		if (store_year_times(store, y, &first, &last, NULL) == STORE_OK && first &&
+		    (!s.undated || first < s.undated))
+			s.undated = first;
+	}
 	if (publish_years(&s, entries) == 0 && publish_index(&s) == 0 && publish_chart(&s) == 0 &&
 	    publish_feed(&s, entries) == 0 && render_to(&s, "web-style", NULL, "style.css") == 0)
 		rc = 0;

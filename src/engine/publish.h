@@ -1,10 +1,13 @@
 /* The published web diary: a static site written from the campaign
  * database, for readers who do not get the mails (doc/diary.md):
- *   index.html      standings, the current map, the latest year's entries
- *   year-YYYY.html  one page per year: the narrated diary and that year's map
+ *   index.html      whose turn it is and until when, standings, the
+ *                   current map, the latest year's entries
+ *   year-YYYY.html  one page per year: the narrated diary, its battles and
+ *                   corrections, and that year's map
  *   map.svg, map-YYYY.svg  the maps on their own
  *   prestige.svg    prestige of every player over the years
- *   feed.xml        an Atom feed, one entry per year
+ *   feed.xml        an Atom feed, one entry per year, dated by when its
+ *                   events and comments were recorded
  *   style.css
  * Pages come from the templates web-index, web-year, web-feed and web-style
  * (the pages share the parent web-layout, whose blocks an organiser can

@@ -29,7 +29,7 @@
 
 /* The schema this build writes. Opening an older database upgrades it (each
  * step in its own transaction); a newer one is refused. */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 enum store_status {
 	STORE_OK = 0,
@@ -168,6 +168,14 @@ bool store_check_password(struct store *s, const char *who, const char *password
  * appended; *seq (if not NULL) gets the number. STORE_ERROR for an object
  * without kind or year. */
 int store_append_event(struct store *s, const json_t *event, int *seq, char **errstr);
+/* The same, noting when it was recorded (epoch seconds; 0: not known). */
+int store_append_event_at(struct store *s, const json_t *event, int64_t recorded_at, int *seq,
+			  char **errstr);
+/* When `year` was written: the first and the last time one of its events
+ * was recorded or a comment on it made (epoch seconds), 0 and 0 if no time
+ * is known (a year recorded before schema 5). The web diary's feed dates
+ * its entries with them. */
+int store_year_times(struct store *s, int year, int64_t *first, int64_t *last, char **errstr);
 
 /* All events of a year (or of every year if year is STORE_ALL_YEARS), in
  * order: *events is a new JSON array of the objects as appended. */

@@ -10,6 +10,12 @@
 
 int store_append_event(struct store *s, const json_t *event, int *seq, char **errstr)
 {
+	return store_append_event_at(s, event, 0, seq, errstr);
+}
+
+int store_append_event_at(struct store *s, const json_t *event, int64_t recorded_at, int *seq,
+			  char **errstr)
+{
 	const json_t *kind = json_object_get(event, "kind");
 	const json_t *year = json_object_get(event, "year");
 	const json_t *phase = json_object_get(event, "phase");
@@ -32,11 +38,11 @@ int store_append_event(struct store *s, const json_t *event, int *seq, char **er
 			(int64_t)json_integer_value(year));
 	if (status == STORE_OK)
 		status = store_run(s, errstr, NULL,
-				   "INSERT INTO events (year, phase, seq, kind, data)"
-				   " VALUES (?, ?, ?, ?, ?)",
-				   "ItItt", (int64_t)json_integer_value(year),
+				   "INSERT INTO events (year, phase, seq, kind, data, recorded_at)"
+				   " VALUES (?, ?, ?, ?, ?, nullif(?, 0))",
+				   "ItIttI", (int64_t)json_integer_value(year),
 				   json_is_string(phase) ? json_string_value(phase) : NULL, next,
-				   json_string_value(kind), data);
+				   json_string_value(kind), data, recorded_at > 0 ? recorded_at : 0);
 	free(data);
 	status = store_write_end(s, status, errstr);
 	if (status == STORE_OK && seq)
@@ -72,4 +78,23 @@ int store_events(struct store *s, int year, json_t **events, char **errstr)
 	}
 	*events = arr;
 	return STORE_OK;
+}
+
+int store_year_times(struct store *s, int year, int64_t *first, int64_t *last, char **errstr)
+{
+	*first = *last = 0;
+	int status = store_query_int64(
+		s, errstr, first, NULL,
+		"SELECT coalesce(min(t), 0) FROM (SELECT recorded_at AS t FROM events"
+		" WHERE year = ?1 AND recorded_at > 0 UNION ALL SELECT created_at FROM comments"
+		" WHERE year = ?1 AND created_at > 0)",
+		"i", year);
+	if (status == STORE_OK)
+		status = store_query_int64(
+			s, errstr, last, NULL,
+			"SELECT coalesce(max(t), 0) FROM (SELECT recorded_at AS t FROM events"
+			" WHERE year = ?1 AND recorded_at > 0 UNION ALL SELECT created_at FROM comments"
+			" WHERE year = ?1 AND created_at > 0)",
+			"i", year);
+	return status;
 }

@@ -245,6 +245,10 @@ static const char *const migrations[] = {
 	 * until it is used */
 	"ALTER TABLE players ADD COLUMN setup_by_mail INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE players ADD COLUMN pending_password_hash TEXT;",
+
+	/* 7: when each event was recorded (epoch seconds; NULL before), for
+	 * the real times of the web diary's feed */
+	"ALTER TABLE events ADD COLUMN recorded_at INTEGER;",
 };
 
 _Static_assert(sizeof migrations / sizeof *migrations == STORE_SCHEMA_VERSION,

@@ -16,12 +16,31 @@
 #define LAND_COLOUR "#6b5a3e"
 #define PROVINCE_RADIUS 14.0
 #define MARGIN 70.0
+#define TITLE_BAND 34.0     /* above the map: the title */
+#define TITLE_SIZE 20.0
+#define LEGEND_SIZE 13.0
+#define LEGEND_ROW 20.0
+#define BATTLE_COLOUR "#a01010"
 
 void map_svg_options_default(struct map_svg_options *o)
 {
 	o->show_armies = true;
 	o->show_sieges = true;
 	o->title = NULL;
+	o->marks = NULL;
+}
+
+/* The width of `s` in Georgia (or the serif that stands in for it) at
+ * `size`, generously: the average letter is about half the size, capitals
+ * and wide letters more; reckoned at 0.62 em a character so that a legend
+ * box drawn this wide holds its text in any usual serif. */
+static double text_width(const char *s, double size)
+{
+	size_t chars = 0;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+		if ((*p & 0xc0) != 0x80)
+			chars++;
+	return (double)chars * size * 0.62;
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
@@ -109,7 +128,7 @@ static struct bounds map_bounds(const struct campaign *c)
 	if (b.min_y > 0 && c->background)
 		b.min_y = MARGIN;
 	b.min_x -= MARGIN;
-	b.min_y -= MARGIN;
+	b.min_y -= MARGIN + TITLE_BAND;
 	b.max_x += MARGIN + 60; /* room for army badges on the right */
 	b.max_y += MARGIN;
 	return b;
@@ -256,30 +275,181 @@ static void armies_svg(struct strbuf *sb, const struct campaign *c)
 	strbuf_puts(sb, "</g>\n");
 }
 
-static void legend_svg(struct strbuf *sb, const struct campaign *c, const struct bounds *b)
+/* The province a mark names, or -1. */
+static int mark_province(const struct campaign *c, const json_t *mark)
 {
-	size_t rows = c->player_count + 2;
-	double x = b->min_x + 10, y = b->max_y + 10;
-	strbuf_printf(sb, "<g id=\"legend\" font-family=\"Georgia, serif\" font-size=\"13\">\n"
-			  "<rect x=\"%.1f\" y=\"%.1f\" width=\"260\" height=\"%.1f\" fill=\"#fffaf0\" stroke=\"#6b5a3e\" opacity=\"0.9\"/>\n",
-		      x, y, 10 + 20.0 * (double)rows);
+	const char *name = json_string_value(json_object_get(mark, "province"));
+	if (!name)
+		return -1;
+	for (size_t i = 0; i < c->province_count; i++)
+		if (c->provinces[i].name && strcmp(c->provinces[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool mark_is(const json_t *mark, const char *kind)
+{
+	const char *k = json_string_value(json_object_get(mark, "kind"));
+	return k && strcmp(k, kind) == 0;
+}
+
+static bool besieged_now(const struct campaign *c, int province)
+{
+	for (size_t i = 0; i < c->siege_count; i++)
+		if (c->sieges[i].province == province)
+			return true;
+	return false;
+}
+
+/* Crossed swords: a battle this year. */
+static void swords_svg(struct strbuf *sb, double cx, double cy)
+{
+	strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"11\" fill=\"#fffaf0\" stroke=\"" BATTLE_COLOUR "\" stroke-width=\"1.5\"/>"
+			  "<path d=\"M%.1f %.1fl12 12M%.1f %.1fl-12 12M%.1f %.1fl4 -4M%.1f %.1fl-4 -4\" stroke=\"" BATTLE_COLOUR "\" stroke-width=\"2.5\" stroke-linecap=\"round\" fill=\"none\"/>",
+		      cx, cy, cx - 6, cy - 6, cx + 6, cy - 6, cx + 2, cy + 6, cx - 2, cy + 6);
+}
+
+/* A small tower: a city besieged. */
+static void tower_svg(struct strbuf *sb, double x, double y, const char *fill)
+{
+	strbuf_printf(sb, "<path d=\"M%.1f %.1fh10v-10h-2v3h-2v-3h-2v3h-2v-3h-2z\" fill=\"%s\"/>", x, y,
+		      fill);
+}
+
+static void marks_svg(struct strbuf *sb, const struct campaign *c, const json_t *marks)
+{
+	strbuf_puts(sb, "<g id=\"marks\">\n");
+	size_t i;
+	json_t *m;
+	json_array_foreach((json_t *)marks, i, m) {
+		int pi = mark_province(c, m);
+		bool battle = mark_is(m, "battle");
+		if (pi < 0 || (!battle && !mark_is(m, "siege")))
+			continue;
+		/* the siege under way is drawn by sieges_svg already */
+		if (!battle && besieged_now(c, pi))
+			continue;
+		const struct province *p = &c->provinces[pi];
+		double x = coord(p->x), y = coord(p->y);
+		strbuf_printf(sb, "<g class=\"mark %s\"><title>", battle ? "battle" : "siege");
+		const char *title = json_string_value(json_object_get(m, "title"));
+		map_svg_escape(sb, title ? title : p->name);
+		strbuf_puts(sb, "</title>");
+		if (battle)
+			swords_svg(sb, x - PROVINCE_RADIUS - 8, y - PROVINCE_RADIUS - 6);
+		else
+			tower_svg(sb, x - 5, y - PROVINCE_RADIUS - 12, "#6b6b6b");
+		strbuf_puts(sb, "</g>\n");
+	}
+	strbuf_puts(sb, "</g>\n");
+}
+
+/* The legend's lines, so that its box can be sized before it is drawn. */
+enum legend_symbol { SYM_PLAYER, SYM_NEUTRAL, SYM_INVIOLATE, SYM_HOME, SYM_BATTLE, SYM_SIEGE };
+
+struct legend_row {
+	enum legend_symbol symbol;
+	int player;
+	char *text;
+};
+
+struct legend {
+	struct legend_row *rows;
+	size_t count, cap;
+	double width, height;
+};
+
+static void legend_add(struct legend *l, enum legend_symbol symbol, int player, char *text)
+{
+	grow_array((void **)&l->rows, &l->cap, l->count + 1, sizeof *l->rows);
+	l->rows[l->count++] = (struct legend_row){symbol, player, text};
+	double w = 40 + text_width(text, LEGEND_SIZE);
+	if (w > l->width)
+		l->width = w;
+}
+
+static void legend_build(struct legend *l, const struct campaign *c, const json_t *marks)
+{
+	memset(l, 0, sizeof *l);
+	l->width = 180;
 	for (size_t i = 0; i < c->player_count; i++) {
-		double ly = y + 15 + 20.0 * (double)i;
-		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"%s\" stroke=\"#222222\"/><text x=\"%.1f\" y=\"%.1f\">",
-			      x + 15, ly, player_colour((int)i), x + 30, ly + 4);
-		map_svg_escape(sb, player_nation(c, (int)i));
-		if (c->players[i].status == PLAYER_OUT)
-			strbuf_puts(sb, " (out)");
-		else if (c->players[i].status == PLAYER_LEFT)
-			strbuf_puts(sb, " (left)");
+		const char *state = c->players[i].status == PLAYER_OUT    ? " (out)"
+				    : c->players[i].status == PLAYER_LEFT ? " (left)"
+									  : "";
+		legend_add(l, SYM_PLAYER, (int)i,
+			   xasprintf("%s%s", player_nation(c, (int)i), state));
+	}
+	legend_add(l, SYM_NEUTRAL, -1, xstrdup("neutral"));
+	legend_add(l, SYM_INVIOLATE, -1, xstrdup("inviolate neutral"));
+	legend_add(l, SYM_HOME, -1, xstrdup("ringed: home province"));
+	bool battles = false, sieges = c->siege_count > 0;
+	json_int_t year = 0;
+	size_t i;
+	json_t *m;
+	json_array_foreach((json_t *)marks, i, m) {
+		if (mark_province(c, m) < 0)
+			continue;
+		if (mark_is(m, "battle") && !battles)
+			year = json_integer_value(json_object_get(m, "year"));
+		battles = battles || mark_is(m, "battle");
+		sieges = sieges || mark_is(m, "siege");
+	}
+	if (battles && year)
+		legend_add(l, SYM_BATTLE, -1, xasprintf("battle in %lld", (long long)year));
+	else if (battles)
+		legend_add(l, SYM_BATTLE, -1, xstrdup("battle this year"));
+	if (sieges)
+		legend_add(l, SYM_SIEGE, -1, xstrdup("siege (dashed ring: the besieger)"));
+	l->height = 10 + LEGEND_ROW * (double)l->count;
+}
+
+static void legend_free(struct legend *l)
+{
+	for (size_t i = 0; i < l->count; i++)
+		free(l->rows[i].text);
+	free(l->rows);
+}
+
+static void legend_svg(struct strbuf *sb, const struct legend *l, const struct bounds *b)
+{
+	double x = b->min_x + 10, y = b->max_y + 10;
+	strbuf_printf(sb, "<g id=\"legend\" font-family=\"Georgia, serif\" font-size=\"%.0f\">\n"
+			  "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fffaf0\" stroke=\"#6b5a3e\" opacity=\"0.9\"/>\n",
+		      LEGEND_SIZE, x, y, l->width, l->height);
+	for (size_t i = 0; i < l->count; i++) {
+		const struct legend_row *r = &l->rows[i];
+		double cx = x + 15, ly = y + 15 + LEGEND_ROW * (double)i;
+		switch (r->symbol) {
+		case SYM_PLAYER:
+			strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"%s\" stroke=\"#222222\"/>",
+				      cx, ly, player_colour(r->player));
+			break;
+		case SYM_NEUTRAL:
+			strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"" NEUTRAL_COLOUR "\" stroke=\"#555555\"/>",
+				      cx, ly);
+			break;
+		case SYM_INVIOLATE:
+			strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"url(#inviolate)\" stroke=\"#555555\" stroke-dasharray=\"3 2\"/>",
+				      cx, ly);
+			break;
+		case SYM_HOME:
+			strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"" NEUTRAL_COLOUR "\" stroke=\"#555555\"/>"
+					  "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" stroke=\"#222222\" stroke-width=\"2\"/>",
+				      cx, ly, cx, ly);
+			break;
+		case SYM_BATTLE:
+			swords_svg(sb, cx, ly);
+			break;
+		case SYM_SIEGE:
+			strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" stroke=\"#222222\" stroke-width=\"2\" stroke-dasharray=\"3 3\"/>",
+				      cx, ly);
+			tower_svg(sb, cx - 5, ly + 4, "#111111");
+			break;
+		}
+		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, ly + 4);
+		map_svg_escape(sb, r->text);
 		strbuf_puts(sb, "</text>\n");
 	}
-	double ly = y + 15 + 20.0 * (double)c->player_count;
-	strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"" NEUTRAL_COLOUR "\" stroke=\"#555555\"/><text x=\"%.1f\" y=\"%.1f\">neutral</text>\n",
-		      x + 15, ly, x + 30, ly + 4);
-	ly += 20;
-	strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"url(#inviolate)\" stroke=\"#555555\" stroke-dasharray=\"3 2\"/><text x=\"%.1f\" y=\"%.1f\">inviolate neutral; ringed: home province</text>\n",
-		      x + 15, ly, x + 30, ly + 4);
 	strbuf_puts(sb, "</g>\n");
 }
 
@@ -291,8 +461,17 @@ char *map_svg(const struct campaign *c, const struct map_svg_options *o)
 		o = &defaults;
 	}
 	struct bounds b = map_bounds(c);
-	double legend_height = 30 + 20.0 * (double)(c->player_count + 2);
-	double width = b.max_x - b.min_x, height = b.max_y - b.min_y + legend_height;
+	struct legend legend;
+	legend_build(&legend, c, o->marks);
+	char *title = o->title ? xstrdup(o->title)
+			       : xasprintf("%s, year %d", c->name ? c->name : "Campaign", c->year);
+	/* The title and the legend are never cut off: the map widens for them. */
+	double need = 20 + text_width(title, TITLE_SIZE);
+	if (legend.width + 20 > need)
+		need = legend.width + 20;
+	if (b.max_x - b.min_x < need)
+		b.max_x = b.min_x + need;
+	double width = b.max_x - b.min_x, height = b.max_y - b.min_y + legend.height + 20;
 	struct strbuf sb = {0};
 	strbuf_printf(&sb,
 		      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -300,12 +479,7 @@ char *map_svg(const struct campaign *c, const struct map_svg_options *o)
 		      "width=\"%.0f\" height=\"%.0f\" viewBox=\"%.1f %.1f %.1f %.1f\">\n",
 		      width, height, b.min_x, b.min_y, width, height);
 	strbuf_puts(&sb, "<title>");
-	if (o->title) {
-		map_svg_escape(&sb, o->title);
-	} else {
-		map_svg_escape(&sb, c->name ? c->name : "Campaign");
-		strbuf_printf(&sb, ", %d", c->year);
-	}
+	map_svg_escape(&sb, title);
 	strbuf_puts(&sb, "</title>\n<defs>\n"
 			 "<pattern id=\"inviolate\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
 			 "<rect width=\"6\" height=\"6\" fill=\"#e6e6e6\"/>"
@@ -319,6 +493,10 @@ char *map_svg(const struct campaign *c, const struct map_svg_options *o)
 		map_svg_escape(&sb, c->background);
 		strbuf_puts(&sb, "\"/>\n");
 	}
+	strbuf_printf(&sb, "<text id=\"map-title\" x=\"%.1f\" y=\"%.1f\" font-family=\"Georgia, serif\" font-size=\"%.0f\" fill=\"#5a1a1a\">",
+		      b.min_x + 10, b.min_y + 26, TITLE_SIZE);
+	map_svg_escape(&sb, title);
+	strbuf_puts(&sb, "</text>\n");
 	routes_svg(&sb, c);
 	strbuf_puts(&sb, "<g id=\"provinces\">\n");
 	for (size_t i = 0; i < c->province_count; i++)
@@ -326,10 +504,14 @@ char *map_svg(const struct campaign *c, const struct map_svg_options *o)
 	strbuf_puts(&sb, "</g>\n");
 	if (o->show_sieges)
 		sieges_svg(&sb, c);
+	if (o->marks)
+		marks_svg(&sb, c, o->marks);
 	if (o->show_armies)
 		armies_svg(&sb, c);
-	legend_svg(&sb, c, &b);
+	legend_svg(&sb, &legend, &b);
 	strbuf_puts(&sb, "</svg>\n");
+	legend_free(&legend);
+	free(title);
 	return strbuf_take(&sb);
 }
 
@@ -338,15 +520,44 @@ char *map_svg_prestige_chart(const json_t *history, const char *title)
 	const json_t *years = json_object_get(history, "years");
 	const json_t *players = json_object_get(history, "players");
 	size_t ny = json_array_size(years);
-	int top = 10;
+	long long top = 10;
 	size_t i, k;
 	json_t *pl, *v;
 	json_array_foreach((json_t *)players, i, pl)
 		json_array_foreach(json_object_get(pl, "totals"), k, v)
-			if (json_integer_value(v) > top)
-				top = (int)json_integer_value(v);
-	top = (top + 9) / 10 * 10;
-	const double left = 60, right = 200, upper = 40, lower = 50, plot_w = 560, plot_h = 300;
+			if (json_integer_value(v) > top && json_integer_value(v) < 1000000000000LL)
+				top = (long long)json_integer_value(v);
+	/* Round ticks: a step of 1, 2 or 5 times a power of ten giving at most
+	 * eight intervals, and the axis topped at a whole number of steps. */
+	long long tick = 1;
+	for (long long pow10 = 1; tick * 8 < top; pow10 *= 10) {
+		if (pow10 > 100000000000LL)
+			break;
+		tick = pow10;
+		if (tick * 8 >= top)
+			break;
+		tick = 2 * pow10;
+		if (tick * 8 >= top)
+			break;
+		tick = 5 * pow10;
+	}
+	top = (top + tick - 1) / tick * tick;
+	int ticks = (int)(top / tick);
+	/* The legend is as wide as its longest line. */
+	double legend_w = 120;
+	json_array_foreach((json_t *)players, i, pl) {
+		const json_t *totals = json_object_get(pl, "totals");
+		char *line = xasprintf(
+			"%s (%lld)",
+			json_string_value(json_object_get(json_object_get(pl, "player"), "nation")),
+			(long long)json_integer_value(json_array_get(totals, json_array_size(totals) - 1)));
+		double w = text_width(line, 13);
+		if (w > legend_w)
+			legend_w = w;
+		free(line);
+	}
+	const double left = 60, upper = 40, lower = 50, plot_w = 560, plot_h = 300;
+	const double right = 40 + 20 + legend_w;
 	double width = left + plot_w + right, height = upper + plot_h + lower;
 	double step = ny > 1 ? plot_w / (double)(ny - 1) : 0;
 	struct strbuf sb = {0};
@@ -356,13 +567,13 @@ char *map_svg_prestige_chart(const json_t *history, const char *title)
 	map_svg_escape(&sb, title ? title : "Prestige");
 	strbuf_printf(&sb, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fffaf0\"/>\n",
 		      width, height);
-	/* Axes and a grid line every tenth of the highest total. */
-	for (int g = 0; g <= 10; g++) {
-		double y = upper + plot_h - plot_h * g / 10.0;
+	/* Axes and a grid line at every tick. */
+	for (int g = 0; g <= ticks; g++) {
+		double y = upper + plot_h - plot_h * g / (double)ticks;
 		strbuf_printf(&sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\"/>"
-				   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%d</text>\n",
+				   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%lld</text>\n",
 			      left, y, left + plot_w, y, g == 0 ? "#333333" : "#e0d8c0", left - 8, y + 4,
-			      top * g / 10);
+			      tick * g);
 	}
 	json_array_foreach((json_t *)years, k, v) {
 		double x = left + step * (double)k;

@@ -2,8 +2,10 @@
  * of the campaign file: provinces coloured by owner, home provinces ringed
  * in their nation's colour, neutrals grey and inviolate neutrals hatched,
  * land routes solid and sea routes dashed blue, field armies with their
- * army points, sieges under way, and a legend. Pure: no I/O; the optional
- * background image is only referred to by name. Every name is escaped. */
+ * army points, sieges under way, the year's battles and sieges (marks),
+ * a title above and a legend below, sized to hold its longest line.
+ * Pure: no I/O; the optional background image is only referred to by
+ * name. Every name is escaped. */
 #ifndef CAMPAIGN_MAP_SVG_H
 #define CAMPAIGN_MAP_SVG_H
 
@@ -16,7 +18,12 @@
 struct map_svg_options {
 	bool show_armies;  /* a badge with each active field army's AP */
 	bool show_sieges;  /* a marker on each province under siege */
-	const char *title; /* the map's <title>; NULL = campaign name and year */
+	const char *title; /* the title written above the map (and its <title>);
+			    * NULL = campaign name and year */
+	/* Places marked for the year shown: an array of {"province": name,
+	 * "kind": "battle" or "siege", "title": what happened (a tooltip),
+	 * "year"}, or NULL. Unknown provinces and kinds are ignored. */
+	const json_t *marks;
 };
 
 /* The options the daemon and campaignctl use: armies and sieges shown. */

@@ -435,6 +435,82 @@ static void test_rewind(void **state)
 	json_decref(all);
 }
 
+/* The battle table, corrections and map marks (diary_battles.c): each
+ * side's losses from the routers events, a correction found and marked,
+ * an undo told, other years skipped, odd events harmless. */
+static void test_battles_corrections_marks(void **state)
+{
+	(void)state;
+	struct campaign *c = diary_campaign();
+	json_t *events = parse(
+		"[{\"kind\":\"siege_round\",\"year\":1450,\"seq\":1,\"player\":\"burgundy\","
+		"\"province\":\"Calais\"},"
+		" {\"kind\":\"battle\",\"year\":1450,\"seq\":2,\"province\":\"Dijon\","
+		"\"winner\":\"france\",\"loser\":\"burgundy\",\"how\":\"conceded\","
+		"\"half_ap\":[960,661],\"award\":69},"
+		" {\"kind\":\"routers\",\"year\":1450,\"seq\":3,\"player\":\"burgundy\","
+		"\"winner\":false,\"to_reserve_half_ap\":62,\"killed\":{\"Kn(S) general\":1}},"
+		" {\"kind\":\"routers\",\"year\":1450,\"seq\":4,\"player\":\"france\","
+		"\"winner\":true,\"to_reserve_half_ap\":60,\"killed\":{}},"
+		" {\"kind\":\"routers\",\"year\":1450,\"seq\":5,\"player\":\"england\","
+		"\"winner\":true,\"to_reserve_half_ap\":7,\"killed\":{}},"
+		" {\"kind\":\"prestige\",\"year\":1450,\"seq\":6,\"player\":\"france\"},"
+		" {\"kind\":\"retreat\",\"year\":1450,\"seq\":7,\"player\":\"burgundy\"},"
+		" {\"kind\":\"routers\",\"year\":1450,\"seq\":8,\"player\":\"burgundy\","
+		"\"winner\":false,\"to_reserve_half_ap\":1000},"
+		" {\"kind\":\"organiser\",\"year\":1450,\"seq\":9,\"action\":\"battle-result\","
+		"\"detail\":\"corrected the result of the battle at Dijon:\\nWINNER france\\n\"},"
+		" {\"kind\":\"organiser\",\"year\":1450,\"seq\":10,\"action\":\"undo\","
+		"\"detail\":\"the step turn-england was undone (2 unsent mails dropped); the campaign is paused\"},"
+		" {\"kind\":\"organiser\",\"year\":1450,\"seq\":11,\"action\":\"battle-result\","
+		"\"detail\":\"decided the result of the battle at Paris:\\n\"},"
+		" {\"kind\":\"battle\",\"year\":1450,\"seq\":12,\"province\":\"Nowhere\"},"
+		" {\"kind\":\"battle\",\"year\":1451,\"seq\":1,\"province\":\"Paris\","
+		"\"winner\":\"burgundy\",\"loser\":\"france\",\"half_ap\":[10,10]},"
+		" {\"kind\":\"organiser\",\"year\":1450,\"seq\":13}, 42, \"x\"]");
+	json_t *b = diary_battles(c, events, 1450);
+	assert_int_equal(json_array_size(b), 1); /* the one without sides is left out */
+	const json_t *dijon = json_array_get(b, 0);
+	assert_string_equal(str_at(dijon, "province"), "Dijon");
+	assert_string_equal(str_at(dijon, "winner.key"), "france");
+	assert_int_equal(int_at(dijon, "winner_ap"), 480);
+	assert_true(json_real_value(json_object_get(dijon, "loser_ap")) == 330.5);
+	/* France and its ally England: 30 + 3.5; Burgundy 31 and a general;
+	 * the routers after the retreat are another matter */
+	assert_true(json_number_value(json_object_get(dijon, "winner_lost_ap")) == 33.5);
+	assert_int_equal(int_at(dijon, "loser_lost_ap"), 31);
+	assert_int_equal(int_at(dijon, "loser_generals_killed"), 1);
+	assert_int_equal(int_at(dijon, "winner_generals_killed"), 0);
+	assert_int_equal(int_at(dijon, "award"), 69);
+	assert_string_equal(str_at(dijon, "how"), "conceded");
+	assert_true(json_is_true(json_object_get(dijon, "corrected")));
+	json_decref(b);
+	b = diary_battles(c, events, 1451);
+	assert_int_equal(json_array_size(b), 1);
+	assert_false(json_is_true(json_object_get(json_array_get(b, 0), "corrected")));
+	json_decref(b);
+
+	json_t *k = diary_corrections(c, events, 1450);
+	assert_int_equal(json_array_size(k), 2);
+	assert_string_equal(str_at(json_array_get(k, 0), "text"),
+			    "The organiser corrected the result of the battle at Dijon.");
+	assert_string_equal(str_at(json_array_get(k, 1), "text"),
+			    "The organiser took back a step: the step turn-england was undone.");
+	json_decref(k);
+
+	json_t *m = diary_map_marks(c, events, 1450);
+	assert_int_equal(json_array_size(m), 3);
+	assert_string_equal(str_at(json_array_get(m, 0), "kind"), "siege");
+	assert_string_equal(str_at(json_array_get(m, 0), "title"),
+			    "Siege of Calais by burgundy, 1450");
+	assert_string_equal(str_at(json_array_get(m, 1), "title"),
+			    "Battle at Dijon, 1450: France & Co <Ltd> beat burgundy");
+	assert_string_equal(str_at(json_array_get(m, 2), "province"), "Nowhere");
+	json_decref(m);
+	json_decref(events);
+	campaign_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +521,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_variants_reproducible, setup, teardown),
 		cmocka_unit_test(test_odd_input),
 		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
+		cmocka_unit_test(test_battles_corrections_marks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

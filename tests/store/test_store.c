@@ -513,6 +513,27 @@ static void test_events(void **state)
 	assert_int_equal(json_array_size(events), 0);
 	json_decref(events);
 
+	/* When a year was written: its events' times and its comments'; the
+	 * events above have none. */
+	int64_t first = -1, last = -1;
+	ok(store_year_times(s, 1451, &first, &last, &err), &err);
+	assert_true(first == 0 && last == 0);
+	ok(store_append_event_at(s, storm, 1800000000, &seq, &err), &err);
+	assert_int_equal(seq, 3);
+	ok(store_append_event_at(s, loss, 1800000500, &seq, &err), &err);
+	ok(store_append_event_at(s, later, 1700000000, &seq, &err), &err);
+	ok(store_year_times(s, 1451, &first, &last, &err), &err);
+	assert_true(first == 1800000000 && last == 1800000500);
+	ok(store_comment_add(s, 1451, 4, "A late word", 1800009000, &err), &err);
+	ok(store_year_times(s, 1451, &first, &last, &err), &err);
+	assert_true(first == 1800000000 && last == 1800009000);
+	ok(store_year_times(s, 1452, &first, &last, &err), &err);
+	assert_true(first == 1700000000 && last == 1700000000);
+	ok(store_events(s, 1451, &events, &err), &err);
+	assert_int_equal(json_array_size(events), 4); /* the time is not in the event */
+	assert_true(json_equal(json_array_get(events, 2), storm));
+	json_decref(events);
+
 	json_decref(storm);
 	json_decref(later);
 	json_decref(loss);
@@ -740,7 +761,7 @@ static void test_migration_from_v1(void **state)
 
 	/* A read-only open cannot upgrade it and says so. */
 	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err,
-		     "schema version 1 is older than 6");
+		     "schema version 1 is older than 7");
 
 	s = test_store_open(sc->db);
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
@@ -775,7 +796,7 @@ static void test_migration_setup_by_mail(void **state)
 	store_close(s);
 
 	s = test_store_open(sc->db);
-	assert_int_equal(store_schema_version(s), 6);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
 	struct campaign *back = load(s);
 	assert_false(back->players[1].setup_by_mail);
 	back->players[1].setup_by_mail = true;
@@ -877,7 +898,7 @@ static void test_refuses_unknown_files(void **state)
 	set_user_version(sc->db, 99, NULL);
 	assert_error(store_open(sc->db, 0, &s, &err), STORE_VERSION, &err,
 		     "campaign.db: database schema version 99 is newer than this campaignd"
-		     " knows (6)");
+		     " knows (7)");
 	assert_null(s);
 
 	/* Some other program's database. */

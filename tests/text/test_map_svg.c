@@ -184,7 +184,7 @@ static void test_map(void **state)
 	assert_non_null(strstr(svg, "xmlns=\"http://www.w3.org/2000/svg\""));
 	assert_non_null(strstr(svg, "version=\"1.1\""));
 	/* Everything escaped; nothing raw. */
-	assert_non_null(strstr(svg, "<title>Lilies &amp; &lt;Saltire&gt;, 1450</title>"));
+	assert_non_null(strstr(svg, "<title>Lilies &amp; &lt;Saltire&gt;, year 1450</title>"));
 	assert_non_null(strstr(svg, ">Dijon &amp; &lt;Beaune&gt;</text>"));
 	assert_non_null(strstr(svg, ">Jersey &quot;Isle&quot;</text>"));
 	assert_non_null(strstr(svg, ">Kent&#39;s</text>"));
@@ -241,8 +241,34 @@ static void test_map(void **state)
 	assert_int_equal(count(svg, "class=\"siege\""), 0);
 	assert_non_null(strstr(svg, "xlink:href=\"maps/europe &amp; co.png\""));
 	assert_non_null(strstr(svg, "<title>The end of 1450 &lt;draft&gt;</title>"));
-	assert_non_null(strstr(svg, "viewBox=\"0.0 0.0 "));
+	/* the origin in view, under the title's band */
+	assert_non_null(strstr(svg, "viewBox=\"0.0 -34.0 "));
+	assert_non_null(strstr(svg, "<text id=\"map-title\" x=\"10.0\" y=\"-8.0\""));
+	assert_non_null(strstr(svg, ">The end of 1450 &lt;draft&gt;</text>"));
 	free(svg);
+
+	/* The year's battles and sieges: marks for known provinces only (the
+	 * siege of Calais under way is drawn once), a legend line for each kind. */
+	json_t *marks = json_pack("[{s:s, s:s, s:s, s:i}, {s:s, s:s, s:s}, {s:s, s:s}, {s:s, s:s},"
+				  " {s:s, s:s}]",
+				  "province", "Paris", "kind", "battle", "title", "Battle at <Paris>",
+				  "year", 1450, "province", "Kent's", "kind", "siege", "title",
+				  "Siege of Kent's", "province", "Atlantis", "kind", "battle",
+				  "province", "Paris", "kind", "picnic", "province", "Calais", "kind",
+				  "siege");
+	map_svg_options_default(&o);
+	o.marks = marks;
+	svg = map_svg(c, &o);
+	assert_well_formed(svg);
+	assert_int_equal(count(svg, "class=\"mark battle\""), 1);
+	assert_int_equal(count(svg, "class=\"mark siege\""), 1);
+	assert_non_null(strstr(svg, "<g class=\"mark siege\"><title>Siege of Kent&#39;s</title>"));
+	assert_int_equal(count(svg, "class=\"siege\""), 1);
+	assert_non_null(strstr(svg, "<title>Battle at &lt;Paris&gt;</title>"));
+	assert_non_null(strstr(svg, ">battle in 1450</text>"));
+	assert_non_null(strstr(svg, ">siege (dashed ring: the besieger)</text>"));
+	free(svg);
+	json_decref(marks);
 	campaign_free(c);
 }
 
@@ -286,6 +312,38 @@ static void test_chart(void **state)
 	assert_non_null(strstr(svg, "620.0,190.0\"/>"));
 	assert_non_null(strstr(svg, "Burgundy &lt;script&gt;alert(1)&lt;/script&gt; (20)"));
 	assert_non_null(strstr(svg, ">france (40)</text>"));
+	/* round ticks: every 5 up to 40 */
+	assert_int_equal(count(svg, "class=\"tick\""), 9);
+	assert_non_null(strstr(svg, "text-anchor=\"end\">35</text>"));
+	free(svg);
+	json_decref(h);
+	json_decref(events);
+
+	/* 137 at most: ticks every 20 up to 140; a long name widens the chart
+	 * so that its legend line fits. */
+	free(c->players[1].nation);
+	c->players[1].nation = xstrdup("The Most Christian Kingdom of France and Navarre");
+	events = json_loads(
+		"[{\"kind\":\"prestige\",\"year\":1450,\"player\":\"france\",\"points\":137}]",
+		0, &err);
+	h = diary_prestige_history(c, events);
+	svg = map_svg_prestige_chart(h, "Prestige");
+	assert_well_formed(svg);
+	static const char *const want[] = {"0", "20", "40", "60", "80", "100", "120", "140"};
+	const char *p = svg;
+	for (size_t i = 0; i < 8; i++) {
+		p = strstr(p, "class=\"tick\"");
+		assert_non_null(p);
+		p = strchr(p, '>') + 1;
+		assert_int_equal(strncmp(p, want[i], strlen(want[i])), 0);
+		assert_int_equal(p[strlen(want[i])], '<');
+	}
+	assert_null(strstr(p, "class=\"tick\""));
+	/* the legend's text starts at 60 + 560 + 40 and its 55 letters need
+	 * about 13 * 0.62 each: the chart is at least that wide */
+	double width = strtod(strstr(svg, "width=\"") + 7, NULL);
+	assert_true(width >= 660 + 55 * 13 * 0.55);
+	assert_non_null(strstr(svg, ">The Most Christian Kingdom of France and Navarre (137)</text>"));
 	free(svg);
 	json_decref(h);
 	json_decref(events);
