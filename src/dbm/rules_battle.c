@@ -346,6 +346,12 @@ static void retreat(struct campaign *c, const struct battle_result *r, int loser
 	int stages = -1;
 	int dest = rules_retreat_destination(c, loser, from, r->enemy_came_from, allies,
 					     r->retreat_choice, &stages);
+	/* No friendly province but the one the enemy entered from: the army
+	 * still leaves the lost field, toward the nearest friendly province
+	 * (reading #3), that one. */
+	if (dest == NO_INDEX && r->enemy_came_from != NO_INDEX)
+		dest = rules_retreat_destination(c, loser, from, NO_INDEX, allies,
+						 r->retreat_choice, &stages);
 	if (dest == NO_INDEX) {
 		event_emit(log, "retreat", RULE_BATTLE_CONSEQUENCES, "{s:s, s:s, s:n}", "player",
 			   rules_player_key(c, loser), "from", rules_province_name(c, from), "to");

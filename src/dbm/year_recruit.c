@@ -281,8 +281,11 @@ static bool finish_year(struct year_run *r, int year)
 	r->io->reveal_dice(r->io->ctx, year);
 	year_sync_turn_events(r);
 	json_t *d = json_pack("{s:i}", "diary_year", year);
-	json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o, s:i}", "template", "diary", "subject",
-				"", "to", "all", "organiser", 1, "data", d, "diary_year", year);
+	/* "step" as year_mail gives it: after an undo the diary made again
+	 * finds the one sent before (not sent twice when the same) */
+	json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o, s:i, s:i}", "template", "diary",
+				"subject", "", "to", "all", "organiser", 1, "data", d,
+				"diary_year", year, "step", r->st->resolutions);
 	char *subject = xasprintf("The diary of %d", year);
 	json_object_set_new(req, "subject", json_string(subject));
 	free(subject);

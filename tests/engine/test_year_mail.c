@@ -590,6 +590,63 @@ static void test_undo_and_corrections(void **state)
 	free(text);
 }
 
+/* France loses at Calais, its army's province; its only other province,
+ * Paris, is the one Burgundy entered from. The army still leaves the lost
+ * province (to Paris, the only friendly one): the turn report says where it
+ * went and the standings show it there, not left in Calais with the enemy. */
+static void test_retreat_with_only_the_forbidden_province(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nIF INVADED ANY BATTLE\nALLOW PASSAGE burgundy\n"
+		    "DENY SUPPLY burgundy\n", NOW - 2 * HOUR));
+	free(orders(f, "burgundy", "INVADE Calais VIA Paris\n", NOW - HOUR));
+	start(f, NOW);
+	act(f, ENGINE_ACT_BATTLE_RESULT, "BATTLE AT Calais\nWINNER burgundy\n", 0, NOW + 2 * HOUR);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->provinces[3].owner, 0); /* Calais passed to Burgundy */
+	assert_int_equal(c->players[0].location, 3);
+	assert_int_equal(c->players[1].location, 1); /* France's army in Paris */
+	campaign_free(c);
+	char *text = NULL;
+	assert_int_equal(mails(f, FRANCE, "1450: the turn of Burgundy", &text), 1);
+	assert_has(text, "France retreats from Calais to Paris.\n");
+	assert_has(text, "  France: field army of ");
+	assert_has_not(text, " in Calais, 1 province(s)");
+	free(text);
+}
+
+/* The year's last step undone and played again: the diary made again finds
+ * the one sent before, like every year mail; it is not sent a second time
+ * unmarked (the same text is not sent; a changed one says Corrected:). */
+static void test_undo_and_the_diary(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_calais(f, "NO MOVE");
+	free(orders(f, "burgundy", "NO MOVE\n", NOW + 3 * HOUR));
+	free(orders(f, "france", "NO MOVE\n", NOW + 3 * HOUR));
+	assert_int_equal(mails(f, FRANCE, "The diary of 1450", NULL), 1);
+	act(f, ENGINE_ACT_UNDO, NULL, 0, NOW + 4 * HOUR);
+	act(f, ENGINE_ACT_RESUME, NULL, 0, NOW + 5 * HOUR);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	campaign_free(c);
+	const char *const to[] = {FRANCE, BURGUNDY};
+	for (size_t k = 0; k < 2; k++) {
+		char *all = subjects(f, to[k]);
+		size_t plain = 0;
+		for (const char *at = all; (at = strstr(at, "The diary of 1450")); at++)
+			plain += at == all || at[-1] == '\n';
+		free(all);
+		assert_int_equal(plain, 1);
+		char *text = NULL;
+		if (mails(f, to[k], "Corrected: The diary of 1450", &text))
+			assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan "
+					 "2027 12:00 CET under the same subject: the organiser undid "
+					 "the step recruitment and it was played again.\n");
+		free(text);
+	}
+}
+
 /* ---------------------------------------------------------------- item 9 */
 
 /* IF INVADED ANY BATTLE, from Paris, where France holds Hainaut four stages
@@ -622,6 +679,8 @@ int main(void)
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
+		T(test_retreat_with_only_the_forbidden_province, setup),
+		T(test_undo_and_the_diary, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
