@@ -338,7 +338,7 @@ void yctx_announce(struct yctx *y, const char *action, const char *detail)
 	year_step_name(&y->st, y->c, step, sizeof step);
 	json_t *d = json_pack("{s:s, s:s, s:s}", "action", action, "detail", detail ? detail : "",
 			      "step", step);
-	char *subject = xasprintf("%d: the organiser: %s", y->c->year, action);
+	char *subject = xasprintf("The organiser: %s", action);
 	json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o}", "template", "organiser-action",
 				"subject", subject, "to", "all", "organiser", 1, "data", d);
 	free(subject);

@@ -75,6 +75,7 @@ struct mail_extras {
 	const struct mail_attachment *attachments;
 	size_t n_attachments;
 	const char *html_template;
+	int year; /* the year the subject names; 0: the current one */
 };
 
 /* ---------------------------------------------------------------- corrections */
@@ -316,9 +317,9 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 	char *token = xasprintf("year.%s.%lu.%d%s", y->tag, ++y->mail_seq, y->c->year, slot);
 	struct reply r = {addr, name, corrected ? corrected : subject, tpl, d, NULL, token,
 			  MAIL_AUTO_GENERATED, x ? x->attachments : NULL, x ? x->n_attachments : 0,
-			  x ? x->html_template : NULL, false};
+			  x ? x->html_template : NULL, false, x ? x->year : 0};
 	char *err = NULL;
-	int rc = engine_queue_mail(y->e, &r, y->c->name, y->now, NULL, &err);
+	int rc = engine_queue_mail(y->e, &r, y->c, y->now, NULL, &err);
 	if (rc != 0)
 		set_err(y, err);
 	free(token);
@@ -375,8 +376,11 @@ static void queue_request(struct yctx *y, const json_t *req)
 		x.attachments = &map_att;
 		x.n_attachments = 1;
 	}
-	if (tpl && strcmp(tpl, "diary") == 0)
+	x.year = (int)json_integer_value(json_object_get(req, "year"));
+	if (tpl && strcmp(tpl, "diary") == 0) {
 		x.html_template = "diary-html";
+		x.year = (int)json_integer_value(json_object_get(req, "diary_year"));
+	}
 	const json_t *step_v = json_object_get(req, "step");
 	int step = json_is_integer(step_v) ? (int)json_integer_value(step_v) : -1;
 	int nth = (int)json_integer_value(json_object_get(req, "nth"));

@@ -118,11 +118,10 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		json_object_set_new(d, "organiser_email",
 				    json_string(c->organiser_email ? c->organiser_email : ""));
 		char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, c->year);
-		char *subject = xasprintf("%s: your invitation and password",
-					  c->name ? c->name : "The campaign");
+		char *subject = xstrdup("Your invitation and password");
 		struct reply r = {pl->email, pl->name, subject, "invite", d, NULL, token,
-				  MAIL_AUTO_GENERATED, &att, 1, NULL, true};
-		if (engine_queue_mail(y->e, &r, c->name, y->now, NULL, &err) != 0) {
+				  MAIL_AUTO_GENERATED, &att, 1, NULL, true, 0};
+		if (engine_queue_mail(y->e, &r, c, y->now, NULL, &err) != 0) {
 			set_err(y, err);
 			rc = -1;
 		}
@@ -464,6 +463,53 @@ int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr
 	*text = NULL;
 	int rc = engine_year_transaction(e, status_fn, &now, text, errstr);
 	return rc == 1 ? 0 : -1;
+}
+
+int engine_whats_next_in(struct engine *e, int player, int64_t now, json_t **out,
+			 char **errstr)
+{
+	struct yctx y;
+	*out = NULL;
+	int rc = -1;
+	if (yctx_open(&y, e, now, true, errstr) == 0) {
+		*out = engine_awaiting_json(y.c, &y.st, &y.io, player);
+		rc = 0;
+	}
+	yctx_free(&y);
+	return rc;
+}
+
+struct next_arg {
+	const char *player;
+	int64_t now;
+	json_t *out;
+};
+
+static int whats_next_fn(struct engine *e, void *arg, char **report, char **errstr)
+{
+	struct next_arg *a = arg;
+	struct campaign *c = NULL;
+	(void)report;
+	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+		return -1;
+	int p = a->player ? campaign_find_player(c, a->player) : -1;
+	campaign_free(c);
+	if (a->player && p < 0) {
+		*errstr = xasprintf("no player \"%s\"", a->player);
+		return -1;
+	}
+	return engine_whats_next_in(e, p, a->now, &a->out, errstr) == 0 ? 1 : -1;
+}
+
+int engine_whats_next(struct engine *e, const char *player_key, int64_t now, json_t **out,
+		      char **errstr)
+{
+	struct next_arg a = {player_key, now, NULL};
+	char *report = NULL;
+	int rc = engine_year_transaction(e, whats_next_fn, &a, &report, errstr);
+	free(report);
+	*out = a.out;
+	return rc == 1 ? 0 : -1; /* never commits: nothing to write */
 }
 
 /* ---------------------------------------------------------------- from mail */
