@@ -30,6 +30,9 @@ struct engine {
 	 * queued while it is processed may contain one (engine_queue_mail). */
 	char **secrets;
 	size_t secret_count;
+	/* While an ORGANISER mail is carried out: its actions' announcements,
+	 * sent to each player as one mail at its end (else NULL). */
+	json_t *announce_batch;
 };
 
 /* At most max bytes of s (never cutting a UTF-8 character), with "..."

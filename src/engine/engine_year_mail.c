@@ -278,6 +278,8 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 				    json_string(timefmt_local(json_integer_value(epoch),
 							      y->c->timezone, when, sizeof when)));
 	}
+	if (tpl && strcmp(tpl, "organiser-action") == 0 && !json_object_get(d, "next"))
+		json_object_set_new(d, "next", engine_awaiting_json(y->c, &y->st, &y->io, player));
 	json_t *base = yctx_base_data(y, player);
 	json_object_update_missing(d, base);
 	json_decref(base);

@@ -193,9 +193,16 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		free(cause);
 		if (rw != 0)
 			goto done;
-		detail = xasprintf("the step %s was undone (%zu unsent mail%s dropped); the "
-				   "campaign is paused until the organiser resumes it",
-				   snap.step, dropped, dropped == 1 ? "" : "s");
+		if (dropped)
+			detail = xasprintf("the step %s was undone, and %zu mail%s about it not yet "
+					   "sent %s withdrawn; the campaign is paused until the "
+					   "organiser resumes it",
+					   snap.step, dropped, dropped == 1 ? "" : "s",
+					   dropped == 1 ? "was" : "were");
+		else
+			detail = xasprintf("the step %s was undone; the campaign is paused until "
+					   "the organiser resumes it",
+					   snap.step);
 	}
 	if (yctx_open(&y, e, now, req->action == ENGINE_ACT_PREVIEW, errstr) != 0)
 		goto done;
@@ -514,6 +521,42 @@ int engine_whats_next(struct engine *e, const char *player_key, int64_t now, jso
 
 /* ---------------------------------------------------------------- from mail */
 
+/* The announcements of an ORGANISER mail's actions, one mail to each
+ * player for all of them. */
+static int announce_batch(struct engine *e, int64_t now, char **errstr)
+{
+	json_t *batch = e->announce_batch;
+	e->announce_batch = NULL;
+	if (!json_array_size(batch)) {
+		json_decref(batch);
+		return 0;
+	}
+	struct yctx y;
+	int rc = -1;
+	if (yctx_open(&y, e, now, false, errstr) == 0) {
+		struct strbuf subject = {0};
+		strbuf_puts(&subject, "The organiser: ");
+		size_t i;
+		json_t *v;
+		json_array_foreach(batch, i, v)
+			strbuf_printf(&subject, "%s%s", i ? ", " : "",
+				      json_string_value(json_object_get(v, "action")));
+		json_t *d = json_pack("{s:O}", "actions", batch);
+		json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o}", "template", "organiser-action",
+					"subject", subject.data, "to", "all", "organiser", 1, "data", d);
+		strbuf_free(&subject);
+		json_array_append_new(y.run.mails, req);
+		rc = yctx_flush(&y);
+		if (rc != 0 && y.err) {
+			*errstr = y.err;
+			y.err = NULL;
+		}
+	}
+	yctx_free(&y);
+	json_decref(batch);
+	return rc;
+}
+
 int engine_year_organiser_mail(struct engine *e, const struct order_set *set, int64_t now,
 			       char **report, char **errstr)
 {
@@ -521,6 +564,8 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 	strbuf_puts(&out, "");
 	*report = NULL;
 	bool battle_done = false;
+	json_decref(e->announce_batch);
+	e->announce_batch = json_array();
 	for (size_t i = 0; i < set->count; i++) {
 		const struct order *o = &set->orders[i];
 		struct engine_action_request req = {0};
@@ -576,9 +621,13 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 		strbuf_printf(&out, "> %s\n%s\n", line ? line : "", r ? r : "");
 		free(r);
 	}
+	if (announce_batch(e, now, errstr) != 0)
+		goto fail;
 	*report = strbuf_take(&out);
 	return 0;
 fail:
+	json_decref(e->announce_batch);
+	e->announce_batch = NULL;
 	strbuf_free(&out);
 	return -1;
 }

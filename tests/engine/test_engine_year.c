@@ -156,6 +156,8 @@ static size_t outbox_with(struct test_engine *f, const char *subject)
 	return hits;
 }
 
+static size_t outbox_containing(struct test_engine *f, const char *text);
+
 static json_t *year_state(struct test_engine *f)
 {
 	char *text = NULL;
@@ -333,9 +335,12 @@ static void test_organiser_mail(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(comments, 0), "text")),
 			    "A hard winter.");
 	json_decref(comments);
-	/* every player hears of each action */
-	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: deadline"), 3);
-	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: comment"), 3);
+	/* every player hears of each action, in one mail for the whole
+	 * organiser mail (and the organiser gets a copy) */
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: deadline, comment"),
+			 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: comment"), 0);
+	assert_int_equal(outbox_containing(f, "The organiser: comment."), 3);
 }
 
 /* Pause, undo (back to before the last step, paused), and a battle result
@@ -702,7 +707,10 @@ static void test_time_zone(void **state)
 	const char *tz = getenv("TZ");
 	char *tz_before = tz ? xstrdup(tz) : NULL;
 	start(f);
-	assert_int_equal(outbox_containing(f, "Mon 18 Jan 2027 09:00 CET"), 1);
+	/* the your-turn mail, and the announcement of the start to the three
+	 * recipients (what happens next: the deadline); never in UTC */
+	assert_int_equal(outbox_containing(f, "Mon 18 Jan 2027 09:00 CET"), 1 + 3);
+	assert_int_equal(outbox_containing(f, "2027 08:00 UTC"), 0);
 	char buf[96];
 	assert_string_equal(timefmt_local(1790000000, "Europe/Paris", buf, sizeof buf),
 			    "Mon 21 Sep 2026 16:13 CEST");
