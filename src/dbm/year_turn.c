@@ -108,8 +108,7 @@ bool year_check_turn_orders(struct year_run *r)
 	json_t *d = year_deadline_data(r);
 	json_object_update_new(d, json_pack("{s:s, s:s, s:b}", "order", text, "reason", reason,
 					"turn_open", 1));
-	year_mail(r, "order-refused", p, false, d, "%d: your order cannot be carried out, %s",
-		  r->c->year, pnation(r->c, p));
+	year_mail(r, "order-refused", p, false, d, "Your order cannot be carried out");
 	free(text);
 	free(reason);
 	return true;

@@ -5,6 +5,8 @@
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
+#include "mail/mail_compose.h"
+#include "mail/mail_text.h"
 #include "dbm/diary.h"
 #include "text/map_svg.h"
 #include "dbm/year.h"
@@ -133,7 +135,11 @@ static char *sent_text(const char *raw)
 			strbuf_putc(&sb, *at++);
 		}
 	}
-	return strbuf_take(&sb);
+	/* sent format=flowed: the text as the player reads it */
+	char *flowed = strbuf_take(&sb);
+	char *text = mail_text_unflow(flowed, false);
+	free(flowed);
+	return text;
 }
 
 static bool has_line(const char *text, const char *line, size_t len)
@@ -236,7 +242,13 @@ static int correction_of(struct yctx *y, const char *slot, const char *tpl, json
 		const char *text = body_check ? body_check : now;
 		if (was)
 			str_trim(was);
-		char *text_trim = text ? xstrdup(text) : NULL;
+		/* flowed and read back as the sent one was (trailing blanks) */
+		char *text_trim = NULL;
+		if (text) {
+			char *f = mail_compose_flowed(text);
+			text_trim = mail_text_unflow(f, false);
+			free(f);
+		}
 		if (text_trim)
 			str_trim(text_trim);
 		if (was && text && strcmp(was, text_trim) == 0) {

@@ -478,7 +478,7 @@ static size_t utf8_width(const char *s, size_t n)
  * that start with a space, '>' or "From " space-stuffed. A word longer than
  * the width stays whole. LF out. */
 #define FLOWED_WIDTH 72
-static char *flowed(const char *text)
+char *mail_compose_flowed(const char *text)
 {
 	struct strbuf sb = {0};
 	strbuf_puts(&sb, "");
@@ -532,7 +532,7 @@ static void append_text_part(struct strbuf *sb, const char *subtype, const char 
 			  "Content-Transfer-Encoding: quoted-printable\r\n\r\n",
 		      subtype, plain ? "; format=flowed" : "");
 	if (plain) {
-		char *f = flowed(text);
+		char *f = mail_compose_flowed(text);
 		qp_append(sb, f);
 		free(f);
 	} else {
