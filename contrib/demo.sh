@@ -53,14 +53,21 @@ show() { # mail files: print them as the player reads them
 		echo "------------------------------------------------------------ $f"
 		python3 -c 'import email,sys
 m=email.message_from_binary_file(open(sys.argv[1],"rb"))
-print("To: "+m["To"]+"\nSubject: "+m["Subject"]+"\n")
+import email.header
+print("To: "+m["To"]+"\nSubject: "+str(email.header.make_header(email.header.decode_header(m["Subject"])))+"\n")
 for p in m.walk():
     if p.get_content_type()=="text/plain": print(p.get_payload(decode=True).decode())' "$f" 2>/dev/null ||
 			cat "$f"
 	done
 }
-latest() { # subject words: the newest mail with that subject, to the given address
-	grep -l "^Subject: $1" outbox/*.eml 2>/dev/null | xargs grep -l "^To: .*$2" | tail -1
+latest() { # subject words: the newest mail whose (decoded) subject holds them, to the given address
+	python3 -c 'import email,email.header,glob,sys
+hit=""
+for f in sorted(glob.glob("outbox/*.eml")):
+    m=email.message_from_binary_file(open(f,"rb"))
+    s=str(email.header.make_header(email.header.decode_header(m["Subject"] or "")))
+    if sys.argv[1] in s and sys.argv[2] in (m["To"] or ""): hit=f
+print(hit)' "$1" "$2"
 }
 
 echo
@@ -88,7 +95,7 @@ echo "== The organiser starts the campaign (fixed dice seed, so the demo is the 
 "$ctl" start -d campaign.db --now "$now" --address campaign@example.org \
 	--seed 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 at 0
-show "$(latest '1450: the sequence of play' organiser)"
+show "$(latest '1450 · The sequence of play' organiser)"
 
 echo
 echo "== England invades Normandy across the Channel"
@@ -97,7 +104,7 @@ INVADE Normandy VIA Kent
 IN STORM CONTINUE
 "
 at 1
-show "$(latest '1450: battle at Normandy' thomas)"
+show "$(latest 'Battle at Normandy' thomas)"
 
 echo
 echo "== The battle is fought on the table; both sides report the same result"
@@ -113,7 +120,7 @@ $result"
 deliver "Marguerite Delaunay <organiser@example.org>" "Normandy" "PLAYER france $(password France)
 $result"
 at 30
-show "$(latest '1450: the turn of England' thomas)"
+show "$(latest 'The turn of England' thomas)"
 
 echo
 echo "== Burgundy's orders were in: it marched and besieged Liège at once; the Empire sends a contingent"
@@ -121,7 +128,7 @@ deliver "Konrad Weißkopf <konrad@example.net>" "Befehle" "PLAYER empire $(passw
 SEND CONTINGENT TO burgundy WITH 1 Princes of the Empire, 4 Ritter
 "
 at 31
-show "$(latest '1450: the turn of Holy Roman Empire' konrad)"
+show "$(latest 'The turn of Holy Roman Empire' konrad)"
 
 echo
 echo "== The recruitment phase: England and France recruit; the others let the deadline pass"
@@ -136,7 +143,7 @@ echo "  (the organiser adds a word for the diary)"
 "$ctl" comment -d campaign.db --now "$now" The Channel was cruel to the English this year.
 at 80
 at 104
-show "$(latest 'The diary of 1450' thomas)"
+show "$(latest "1450 · The year's diary" thomas)"
 
 echo
 echo "== campaignctl verify -d campaign.db: every roll of 1450 re-derived from the revealed seed"

@@ -3,6 +3,7 @@
 
 #include "cli/ctl_year.h"
 #include "base/util.h"
+#include "base/wake.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ int ctl_year_open(struct ctl_year *y, const struct ctl_year_opts *o)
 		fprintf(stderr, "%s: name the database with -d DB (or -c CONFIG)\n", ctl_prog);
 		return EX_USAGE;
 	}
+	y->database = xstrdup(db);
 	char *err = NULL;
 	int rc = store_open(db, 0, &y->store, &err);
 	if (rc != STORE_OK) {
@@ -90,6 +92,9 @@ int ctl_year_open(struct ctl_year *y, const struct ctl_year_opts *o)
 
 void ctl_year_close(struct ctl_year *y)
 {
+	if (y->engine && engine_outbox_next_due(y->engine, (int64_t)time(NULL)) >= 0)
+		wake_daemon(y->database);
+	free(y->database);
 	engine_free(y->engine);
 	templates_free(y->tpl);
 	store_close(y->store);

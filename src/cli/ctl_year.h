@@ -55,12 +55,15 @@ struct ctl_year {
 	struct templates *tpl;
 	struct engine *engine;
 	char *address;
+	char *database;
 };
 
 /* Opens the database (from -d, or the configuration's) and an engine on it
  * with the campaign's address (--address, the configuration's, or the one
  * the daemon last ran with). Returns a sysexits code; messages printed. */
 int ctl_year_open(struct ctl_year *y, const struct ctl_year_opts *o);
+/* Closes it all; if mail is in the outbox, a running daemon is
+ * woken to send it now (base/wake.h). */
 void ctl_year_close(struct ctl_year *y);
 
 /* Prints an engine answer (0 done, 1 refused, -1 error) and the report;

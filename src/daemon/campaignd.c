@@ -11,6 +11,7 @@
 #include "text/templates.h"
 #include "mail/transport.h"
 #include "base/util.h"
+#include "base/wake.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +42,7 @@ static void on_signal(int sig)
 	int saved = errno;
 	if (sig == SIGHUP)
 		reload_requested = 1;
-	else
+	else if (sig != SIGUSR1) /* SIGUSR1: campaignctl queued mail (base/wake.h) */
 		stop_requested = 1;
 	if (wake_pipe[1] >= 0) {
 		ssize_t ignored = write(wake_pipe[1], "x", 1);
@@ -72,6 +73,7 @@ static void setup_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -670,10 +672,27 @@ static int run_once(struct daemon *d)
 	return st == TRANSPORT_OK ? EX_OK : st == TRANSPORT_PERMFAIL ? EX_CONFIG : EX_TEMPFAIL;
 }
 
+/* The lock that lets campaignctl wake us when it queued mail (base/wake.h);
+ * without it (a read-only folder, a second daemon) mail waits for the poll. */
+static int hold_wake_file(const struct daemon *d, int held)
+{
+	if (held >= 0)
+		close(held);
+	char *err = NULL;
+	int fd = wake_hold(d->cfg->database, &err);
+	if (fd < 0)
+		log_warn("campaignctl cannot wake this daemon (%s): the mail it queues leaves at "
+			 "the next poll",
+			 err);
+	free(err);
+	return fd;
+}
+
 static int run_forever(struct daemon *d, const char *config_path)
 {
 	unsigned backoff = 0;
 	log_info("started (%s in, %s out)", mail_source_name(d->source), mail_sink_name(d->sink));
+	int wake_fd = hold_wake_file(d, -1);
 	while (!stop_requested) {
 		if (reload_requested) {
 			reload_requested = 0;
@@ -682,6 +701,7 @@ static int run_forever(struct daemon *d, const char *config_path)
 			if (rc == EX_OK) {
 				daemon_close(d);
 				*d = fresh;
+				wake_fd = hold_wake_file(d, wake_fd);
 				log_info("configuration and templates reloaded");
 			} else {
 				daemon_close(&fresh);
@@ -727,6 +747,8 @@ static int run_forever(struct daemon *d, const char *config_path)
 		}
 		drain_wake_pipe();
 	}
+	if (wake_fd >= 0)
+		close(wake_fd);
 	log_info("stopping");
 	return EX_OK;
 }

@@ -148,12 +148,11 @@ bool order_kind_is_kept(enum order_kind k)
 
 const char *orders_resubmission_rule(void)
 {
-	return "Each mail changes only what it names: a new movement order (INVADE, MOVE, "
-	       "SEND CONTINGENT, NO MOVE) replaces your earlier one; RECRUIT, DISMISS and "
-	       "RETRIEVE GENERAL lines replace your earlier recruitment as a whole (lines for the "
-	       "same troops in one mail add up); every other order replaces the earlier one of "
-	       "the same kind for the same province or player; a line with an error changes "
-	       "nothing; CLEAR drops all your pending orders before the rest of the mail applies.";
+	return "Each mail changes only what it names. A movement order (INVADE, MOVE, SEND "
+	       "CONTINGENT, NO MOVE) replaces your earlier one; recruitment lines (RECRUIT, "
+	       "DISMISS, RETRIEVE GENERAL) replace your earlier recruitment as a whole; any "
+	       "other order replaces the one of the same kind for the same province or player. "
+	       "A line in error changes nothing. CLEAR first drops all your pending orders.";
 }
 
 /* Standing orders replace the pending one with the same key. */

@@ -381,8 +381,7 @@ static void send_reminders(struct year_run *r)
 		json_object_set_new(d, "time_left",
 				    json_string(year_format_duration(st->deadline - r->now, left,
 								     sizeof left)));
-		year_mail(r, "reminder", who[i], false, d, "Reminder: %s, %d",
-			  r->c->name ? r->c->name : "", r->c->year);
+		year_mail(r, "reminder", who[i], false, d, "Reminder: %s left", left);
 	}
 	free(what);
 	free(who);

@@ -110,7 +110,8 @@ struct year_run {
 	 * or "all" (every active player), "organiser": bool (a copy to the
 	 * organiser), "step": the resolutions so far and "nth": how many like
 	 * requests this run made before (where in the year the mail is made,
-	 * for corrections after an undo), "data": {...}}. The caller adds the recipient's own
+	 * for corrections after an undo), "data": {...}, optionally "year": the year the subject
+	 * names when it is not the campaign's current one}. The caller adds the recipient's own
 	 * fields (nation, player, player_name) and the campaign's. A request
 	 * with template "diary" carries "diary_year" for the caller to fill. */
 	json_t *mails;

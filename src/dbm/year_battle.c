@@ -126,7 +126,7 @@ void year_start_battle(struct year_run *r, int attacker, int defender, int provi
 	json_object_set_new(d, "report_example", json_string(example));
 	json_object_set_new(d, "forces", forces);
 	free(example);
-	year_mail(r, "battle", NO_INDEX, true, d, "%d: battle at %s", c->year, prov_name(c, province));
+	year_mail(r, "battle", NO_INDEX, true, d, "Battle at %s", prov_name(c, province));
 }
 
 bool year_set_has_battle_lines(const struct order_set *set)
@@ -391,7 +391,7 @@ void year_battle_dispute(struct year_run *r, const char *reason)
 	}
 	for (int s = 0; s < 2; s++)
 		year_mail(r, "battle-disputed", find_player(c, jstr(pd, s ? "defender" : "attacker")),
-			  false, json_deep_copy(d), "%d: the battle at %s needs the organiser", c->year,
+			  false, json_deep_copy(d), "The battle at %s goes to the organiser",
 			  jstr(pd, "province"));
 	year_mail_organiser(r, "battle-disputed", d, "A battle result needs your decision");
 }

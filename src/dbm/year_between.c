@@ -241,25 +241,29 @@ void year_tell_relations(struct year_run *r)
 		int who = find_player(c, jstr(ev, out || left ? "player" : "tributary"));
 		int lord = find_player(c, jstr(ev, "overlord"));
 		char subject[512];
-		int year = jint(ev, "year", c->year);
+		int year = jint(ev, "year", c->year); /* the subject's year */
 		if (tributary)
-			snprintf(subject, sizeof subject, "%d: %s becomes the tributary of %s", year,
+			snprintf(subject, sizeof subject, "%s becomes the tributary of %s",
 				 pnation(c, who), pnation(c, lord));
 		else if (renounced || freed)
-			snprintf(subject, sizeof subject, "%d: %s is no longer the tributary of %s",
-				 year, pnation(c, who), pnation(c, lord));
+			snprintf(subject, sizeof subject, "%s is no longer the tributary of %s",
+				 pnation(c, who), pnation(c, lord));
 		else if (out)
-			snprintf(subject, sizeof subject, "%d: %s is out of the campaign", year,
+			snprintf(subject, sizeof subject, "%s is out of the campaign",
 				 pnation(c, who));
 		else
-			snprintf(subject, sizeof subject, "%d: %s has left the campaign", year,
+			snprintf(subject, sizeof subject, "%s has left the campaign",
 				 pnation(c, who));
 		if ((out || left) && who >= 0) {
 			json_t *own = json_deep_copy(d);
 			json_object_set_new(own, "is_you", json_true());
 			year_mail(r, "relations", who, false, own, "%s", subject);
+			json_object_set_new(json_array_get(r->mails, json_array_size(r->mails) - 1),
+					    "year", json_integer(year));
 		}
 		year_mail(r, "relations", NO_INDEX, true, d, "%s", subject);
+		json_object_set_new(json_array_get(r->mails, json_array_size(r->mails) - 1), "year",
+				    json_integer(year));
 	}
 	r->told_mark = r->log->count;
 }
@@ -280,8 +284,8 @@ char *year_orders_received(struct year_run *r, int player, const struct order_se
 			json_object_update_new(d, json_pack("{s:b, s:s, s:s}", "k_request", 1,
 							"tributary", pkey(c, player),
 							"tributary_nation", pnation(c, player)));
-			year_mail(r, "relations", o->target, false, d, "%d: %s asks to become your tributary",
-				  c->year, pnation(c, player));
+			year_mail(r, "relations", o->target, false, d, "%s asks to become your tributary",
+				  pnation(c, player));
 			strbuf_printf(&note, "Your request was sent to %s: you become its tributary "
 					     "when it answers ACCEPT TRIBUTARY %s (at the next step "
 					     "between turns). ",
@@ -312,7 +316,7 @@ char *year_orders_received(struct year_run *r, int player, const struct order_se
 				json_t *d = json_pack("{s:b, s:s, s:s, s:s}", "k_leave_request", 1,
 						      "leaver", pkey(c, player), "leaver_nation",
 						      pnation(c, player), "replacement", o->arg);
-				char *subject = xasprintf("%d: %s asks to be replaced", c->year,
+				char *subject = xasprintf("%s asks to be replaced",
 							  pnation(c, player));
 				year_mail_organiser(r, "relations", d, subject);
 				free(subject);

@@ -378,8 +378,7 @@ void year_refused_instead(struct year_run *r, int player, const char *order, con
 			      "reason", reason ? reason : "");
 	if (instead && *instead)
 		json_object_set_new(d, "instead", json_string(instead));
-	year_mail(r, "order-refused", player, false, d, "%d: your order was not carried out",
-		  r->c->year);
+	year_mail(r, "order-refused", player, false, d, "Your order was not carried out");
 }
 
 bool year_phase_may_begin(struct year_run *r, int year, int phase)

@@ -115,5 +115,5 @@ void year_grant_grace(struct year_run *r, int64_t last_run, const char *reason)
 					"waiting_for", what, "grace_hours",
 					r->c->settings.grace_hours));
 	free(what);
-	year_mail(r, "grace", NO_INDEX, true, d, "%d: the deadline is moved (our downtime)", r->c->year);
+	year_mail(r, "grace", NO_INDEX, true, d, "The deadline is moved (our downtime)");
 }

@@ -188,7 +188,7 @@ void year_begin_recruitment(struct year_run *r)
 		json_object_set_new(d, "has_recruitment_orders",
 				    json_boolean(json_array_size(kept) > 0));
 		json_object_set_new(d, "recruitment_orders", kept);
-		year_mail(r, "recruitment", (int)p, false, d, "%d: recruitment", c->year);
+		year_mail(r, "recruitment", (int)p, false, d, "Recruitment");
 	}
 }
 
@@ -250,7 +250,7 @@ bool year_resolve_recruitment(struct year_run *r)
 	year_set_deadline_hours(r, c->settings.decision_deadline_hours);
 	json_t *d = year_deadline_data(r);
 	json_object_set_new(d, "positions", year_positions_json(c));
-	year_mail(r, "vote", NO_INDEX, true, d, "%d: the campaign may end: your vote", c->year);
+	year_mail(r, "vote", NO_INDEX, true, d, "The campaign may end: your vote");
 	return false;
 }
 
@@ -286,7 +286,7 @@ static bool finish_year(struct year_run *r, int year)
 	json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o, s:i, s:i}", "template", "diary",
 				"subject", "", "to", "all", "organiser", 1, "data", d,
 				"diary_year", year, "step", r->st->resolutions);
-	char *subject = xasprintf("The diary of %d", year);
+	char *subject = xstrdup("The year's diary"); /* its year: "diary_year" */
 	json_object_set_new(req, "subject", json_string(subject));
 	free(subject);
 	json_array_append_new(r->mails, req);
@@ -345,5 +345,5 @@ void year_begin_year(struct year_run *r, int from_year, int from_phase, enum yea
 			      commitment ? commitment : "", "turn_hours",
 			      c->settings.turn_deadline_hours, "positions", year_positions_json(c));
 	json_object_set_new(d, "starts", json_string(year_format_time(r->now, buf, sizeof buf)));
-	year_mail(r, "announce-sequence", NO_INDEX, true, d, "%d: the sequence of play", c->year);
+	year_mail(r, "announce-sequence", NO_INDEX, true, d, "The sequence of play");
 }

@@ -108,8 +108,7 @@ bool year_check_turn_orders(struct year_run *r)
 	json_t *d = year_deadline_data(r);
 	json_object_update_new(d, json_pack("{s:s, s:s, s:b}", "order", text, "reason", reason,
 					"turn_open", 1));
-	year_mail(r, "order-refused", p, false, d, "%d: your order cannot be carried out, %s",
-		  r->c->year, pnation(r->c, p));
+	year_mail(r, "order-refused", p, false, d, "Your order cannot be carried out");
 	free(text);
 	free(reason);
 	return true;
@@ -127,7 +126,7 @@ void year_end_turn(struct year_run *r)
 			      pnation(r->c, p), "events",
 			      year_events_for_mail(r->c, st->turn_events), "positions",
 			      year_positions_json(r->c));
-	year_mail(r, "turn-report", NO_INDEX, true, d, "%d: the turn of %s", r->c->year,
+	year_mail(r, "turn-report", NO_INDEX, true, d, "The turn of %s",
 		  pnation(r->c, p));
 	json_decref(st->turn_events);
 	st->turn_events = json_array();
@@ -179,7 +178,7 @@ bool year_enter_turn(struct year_run *r)
 	json_object_set_new(d, "has_pending_orders", json_boolean(*pending_text != '\0'));
 	free(pending_text);
 	orders_set_free(&set);
-	year_mail(r, "your-turn", p, false, d, "%d: your turn, %s", r->c->year, pnation(r->c, p));
+	year_mail(r, "your-turn", p, false, d, "Your turn");
 	return true;
 }
 
@@ -347,7 +346,7 @@ static void call_allies(struct year_run *r, int attacker, int defender, int prov
 						"ally", pkey(c, side), "ally_nation",
 						pnation(c, side), "enemy_nation", pnation(c, enemy),
 						"province", prov_name(c, province)));
-		year_mail(r, "decision", a, false, d, "%d: %s calls on you for a contingent", c->year,
+		year_mail(r, "decision", a, false, d, "%s calls on you for a contingent",
 			  pnation(c, side));
 	}
 }
@@ -439,7 +438,7 @@ static bool invader_arrived(struct year_run *r, int attacker, int province, int 
 	json_object_set_new(d, "province", json_string(prov_name(c, province)));
 	json_object_set_new(d, "army_inside", json_boolean(c->players[owner].location == province));
 	json_object_set_new(d, "your_location", json_string(prov_name(c, c->players[owner].location)));
-	year_mail(r, "decision", owner, false, d, "%d: %s is invaded", c->year, prov_name(c, province));
+	year_mail(r, "decision", owner, false, d, "%s is invaded", prov_name(c, province));
 	return true;
 }
 
@@ -676,7 +675,7 @@ static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
 				json_object_set_new(d, "order", json_string(text));
 				json_object_set_new(d, "ask_passage", json_boolean(need_pass));
 				json_object_set_new(d, "ask_supply", json_boolean(need_supply));
-				year_mail(r, "decision", q, false, d, "%d: %s asks your permission", c->year,
+				year_mail(r, "decision", q, false, d, "%s asks your permission",
 					  pnation(c, mover));
 			}
 			free(text);

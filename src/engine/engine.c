@@ -89,6 +89,7 @@ void engine_free(struct engine *e)
 	if (!e)
 		return;
 	engine_secrets_clear(e);
+	json_decref(e->announce_batch);
 	free(e->campaign_address);
 	free(e->from_name);
 	free(e->mailbox);
@@ -468,8 +469,8 @@ static int reject(struct process *p, int player, const char *to_addr, const char
 	char *token = reply_token("reject", p->raw, p->len, p->uid, p->now);
 	char *subject = reply_subject(p->subject, "Your mail to the campaign");
 	struct reply r = {to_addr, to_name, subject, "rejected", data, p->info, token,
-			  MAIL_AUTO_REPLIED, NULL, 0, NULL, false};
-	int rc = engine_queue_mail(p->e, &r, p->c->name, p->now, &out->reply, errstr);
+			  MAIL_AUTO_REPLIED, NULL, 0, NULL, false, 0};
+	int rc = engine_queue_mail(p->e, &r, p->c, p->now, &out->reply, errstr);
 	free(token);
 	free(subject);
 	json_decref(data);
@@ -568,6 +569,31 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		battle_lines |= set->orders[i].kind >= ORDER_BATTLE_AT &&
 				set->orders[i].kind <= ORDER_BATTLE_GENERAL_KILLED;
 	json_object_set_new(data, "battle_lines", json_boolean(battle_lines));
+	/* what happens next; the rules of resubmission in full on the
+	 * player's first acknowledgement of the year, a pointer after */
+	json_t *next = NULL;
+	if (engine_whats_next_in(e, player, p->now, &next, errstr) != 0)
+		goto done;
+	json_object_set_new(data, "next", next);
+	char *seen_key = xasprintf("ack-rules-shown:%s:%d", pl->key, c->year);
+	char *seen = NULL;
+	int kv = store_kv_get(e->store, seen_key, &seen, errstr);
+	if (kv == STORE_OK && !seen)
+		kv = store_kv_set(e->store, seen_key, "1", errstr);
+	bool first_of_year = !seen;
+	free(seen);
+	free(seen_key);
+	if (kv != STORE_OK)
+		goto done;
+	if (first_of_year)
+		json_object_set_new(data, "resubmission_in_full", json_true());
+	json_object_set_new(data, "error_lines",
+			    json_string(set->errors == 1 ? "1 line" : ""));
+	if (set->errors != 1) {
+		char *t = xasprintf("%zu lines", set->errors);
+		json_object_set_new(data, "error_lines", json_string(t));
+		free(t);
+	}
 	if (set->wants_help) {
 		char *help = render_optional(e, "help", data);
 		if (help)
@@ -609,8 +635,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
 	subject = reply_subject(p->subject, "Your orders");
 	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
-			  MAIL_AUTO_REPLIED, maps.att, maps.count, NULL, false};
-	if (engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr) != 0)
+			  MAIL_AUTO_REPLIED, maps.att, maps.count, NULL, false, 0};
+	if (engine_queue_mail(e, &r, c, p->now, &out->reply, errstr) != 0)
 		goto done;
 	out->reply_to = xstrdup(pl->email);
 	rc = 0;
@@ -645,8 +671,8 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 		char *token = reply_token("org", p->raw, p->len, p->uid, p->now);
 		char *subject = reply_subject(p->subject, "Your organiser orders");
 		struct reply r = {c->organiser_email, c->organiser_name, subject, "organiser-reply",
-				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL, true};
-		rc = engine_queue_mail(e, &r, c->name, p->now, &out->reply, errstr);
+				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL, true, 0};
+		rc = engine_queue_mail(e, &r, c, p->now, &out->reply, errstr);
 		if (rc == 0)
 			out->reply_to = xstrdup(c->organiser_email);
 		free(token);

@@ -256,4 +256,14 @@ int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr
  * "waits_for", "what"}]. Returns 0, or -1 with *errstr. */
 int engine_year_status_json(struct engine *e, int64_t now, json_t **doc, char **errstr);
 
+/* What happens next, for the player `player_key` (NULL: no one in
+ * particular): whose turn it is, the sequence of play and the player's place
+ * in it, the deadline in the campaign's time zone, who is awaited and for
+ * what, as data and as ready sentences (the fields are listed at
+ * engine_awaiting_json in engine_year_p.h). *out is a new reference. Runs
+ * in its own read transaction; writes nothing. Returns 0, or -1 with
+ * *errstr. */
+int engine_whats_next(struct engine *e, const char *player_key, int64_t now, json_t **out,
+		      char **errstr);
+
 #endif

@@ -30,6 +30,9 @@ struct engine {
 	 * queued while it is processed may contain one (engine_queue_mail). */
 	char **secrets;
 	size_t secret_count;
+	/* While an ORGANISER mail is carried out: its actions' announcements,
+	 * sent to each player as one mail at its end (else NULL). */
+	json_t *announce_batch;
 };
 
 /* At most max bytes of s (never cutting a UTF-8 character), with "..."
@@ -85,10 +88,18 @@ struct reply {
 	/* it carries a password: its body is dropped from the outbox once it
 	 * was delivered (store_outbox_set_secret) */
 	bool secret;
+	/* the year the subject names; 0: the campaign's current year */
+	int year;
 };
 
+/* The one subject scheme (campaign(5), tag): "[Tag] 1495 · what". A
+ * `what` that already holds "[Tag]" (a reply to one of our mails, "Re:
+ * [Tag] 1495 · Your turn") is kept as it is. Caller frees. */
+char *engine_subject(const struct campaign *c, int year, const char *what);
+
 /* Renders and queues one mail; *body_out (if not NULL) gets the rendered
- * text. A string "correction_preface" in the data is put before the
+ * text. The subject is r->subject in the campaign's scheme (engine_subject).
+ * A string "correction_preface" in the data is put before the
  * rendered text (a mail sent again as a correction says so first).
  * Returns 0, or -1 with *errstr on a database, template or compose error.
  * Inside the caller's transaction.
@@ -98,7 +109,7 @@ struct reply {
  * environment variable CAMPAIGND_SECRET_LEAK_ABORT set (the test suite sets
  * it for every test) the process aborts instead, so a test that makes the
  * engine echo a password fails loudly. */
-int engine_queue_mail(struct engine *e, const struct reply *r, const char *campaign_name,
+int engine_queue_mail(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr);
 
 /* The secrets of the mail being processed (outbox.c): engine_secret_add
@@ -163,6 +174,11 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
  * error. */
 int engine_year_orders_too_late(struct engine *e, const struct campaign *c, int player,
 				struct order_set *set, bool *turn_over, char **errstr);
+
+/* engine_whats_next inside the caller's transaction (engine_year_org.c);
+ * player is an index or -1. */
+int engine_whats_next_in(struct engine *e, int player, int64_t now, json_t **out,
+			 char **errstr);
 
 /* The organiser orders of an authenticated ORGANISER mail (inside its
  * transaction): each is carried out in turn; *report (allocated) says what

@@ -338,9 +338,14 @@ void yctx_announce(struct yctx *y, const char *action, const char *detail)
 		   detail ? detail : "");
 	char step[256];
 	year_step_name(&y->st, y->c, step, sizeof step);
-	json_t *d = json_pack("{s:s, s:s, s:s}", "action", action, "detail", detail ? detail : "",
-			      "step", step);
-	char *subject = xasprintf("%d: the organiser: %s", y->c->year, action);
+	json_t *one = json_pack("{s:s, s:s}", "action", action, "detail", detail ? detail : "");
+	if (y->e->announce_batch && !y->dry) { /* announced with the others */
+		json_array_append_new(y->e->announce_batch, one);
+		return;
+	}
+	json_t *d = json_pack("{s:s, s:s, s:s, s:[o]}", "action", action, "detail",
+			      detail ? detail : "", "step", step, "actions", one);
+	char *subject = xasprintf("The organiser: %s", action);
 	json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o}", "template", "organiser-action",
 				"subject", subject, "to", "all", "organiser", 1, "data", d);
 	free(subject);

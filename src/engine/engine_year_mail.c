@@ -5,6 +5,8 @@
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "engine/engine_year_p.h"
+#include "mail/mail_compose.h"
+#include "mail/mail_text.h"
 #include "dbm/diary.h"
 #include "engine/maps_p.h"
 #include "dbm/year.h"
@@ -75,6 +77,7 @@ struct mail_extras {
 	const struct mail_attachment *attachments;
 	size_t n_attachments;
 	const char *html_template;
+	int year; /* the year the subject names; 0: the current one */
 };
 
 /* ---------------------------------------------------------------- corrections */
@@ -132,7 +135,11 @@ static char *sent_text(const char *raw)
 			strbuf_putc(&sb, *at++);
 		}
 	}
-	return strbuf_take(&sb);
+	/* sent format=flowed: the text as the player reads it */
+	char *flowed = strbuf_take(&sb);
+	char *text = mail_text_unflow(flowed, false);
+	free(flowed);
+	return text;
 }
 
 static bool has_line(const char *text, const char *line, size_t len)
@@ -235,7 +242,13 @@ static int correction_of(struct yctx *y, const char *slot, const char *tpl, json
 		const char *text = body_check ? body_check : now;
 		if (was)
 			str_trim(was);
-		char *text_trim = text ? xstrdup(text) : NULL;
+		/* flowed and read back as the sent one was (trailing blanks) */
+		char *text_trim = NULL;
+		if (text) {
+			char *f = mail_compose_flowed(text);
+			text_trim = mail_text_unflow(f, false);
+			free(f);
+		}
 		if (text_trim)
 			str_trim(text_trim);
 		if (was && text && strcmp(was, text_trim) == 0) {
@@ -277,6 +290,8 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 				    json_string(timefmt_local(json_integer_value(epoch),
 							      y->c->timezone, when, sizeof when)));
 	}
+	if (tpl && strcmp(tpl, "organiser-action") == 0 && !json_object_get(d, "next"))
+		json_object_set_new(d, "next", engine_awaiting_json(y->c, &y->st, &y->io, player));
 	json_t *base = yctx_base_data(y, player);
 	json_object_update_missing(d, base);
 	json_decref(base);
@@ -316,9 +331,9 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 	char *token = xasprintf("year.%s.%lu.%d%s", y->tag, ++y->mail_seq, y->c->year, slot);
 	struct reply r = {addr, name, corrected ? corrected : subject, tpl, d, NULL, token,
 			  MAIL_AUTO_GENERATED, x ? x->attachments : NULL, x ? x->n_attachments : 0,
-			  x ? x->html_template : NULL, false};
+			  x ? x->html_template : NULL, false, x ? x->year : 0};
 	char *err = NULL;
-	int rc = engine_queue_mail(y->e, &r, y->c->name, y->now, NULL, &err);
+	int rc = engine_queue_mail(y->e, &r, y->c, y->now, NULL, &err);
 	if (rc != 0)
 		set_err(y, err);
 	free(token);
@@ -381,8 +396,11 @@ static void queue_request(struct yctx *y, const json_t *req)
 		x.attachments = maps.att;
 		x.n_attachments = maps.count;
 	}
-	if (tpl && strcmp(tpl, "diary") == 0)
+	x.year = (int)json_integer_value(json_object_get(req, "year"));
+	if (tpl && strcmp(tpl, "diary") == 0) {
 		x.html_template = "diary-html";
+		x.year = (int)json_integer_value(json_object_get(req, "diary_year"));
+	}
 	const json_t *step_v = json_object_get(req, "step");
 	int step = json_is_integer(step_v) ? (int)json_integer_value(step_v) : -1;
 	int nth = (int)json_integer_value(json_object_get(req, "nth"));

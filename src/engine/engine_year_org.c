@@ -118,11 +118,10 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 		json_object_set_new(d, "organiser_email",
 				    json_string(c->organiser_email ? c->organiser_email : ""));
 		char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, c->year);
-		char *subject = xasprintf("%s: your invitation and password",
-					  c->name ? c->name : "The campaign");
+		char *subject = xstrdup("Your invitation and password");
 		struct reply r = {pl->email, pl->name, subject, "invite", d, NULL, token,
-				  MAIL_AUTO_GENERATED, maps.att, maps.count, NULL, true};
-		if (engine_queue_mail(y->e, &r, c->name, y->now, NULL, &err) != 0) {
+				  MAIL_AUTO_GENERATED, maps.att, maps.count, NULL, true, 0};
+		if (engine_queue_mail(y->e, &r, c, y->now, NULL, &err) != 0) {
 			set_err(y, err);
 			rc = -1;
 		}
@@ -255,9 +254,16 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		free(cause);
 		if (rw != 0)
 			goto done;
-		detail = xasprintf("the step %s was undone (%zu unsent mail%s dropped); the "
-				   "campaign is paused until the organiser resumes it",
-				   snap.step, dropped, dropped == 1 ? "" : "s");
+		if (dropped)
+			detail = xasprintf("the step %s was undone, and %zu mail%s about it not yet "
+					   "sent %s withdrawn; the campaign is paused until the "
+					   "organiser resumes it",
+					   snap.step, dropped, dropped == 1 ? "" : "s",
+					   dropped == 1 ? "was" : "were");
+		else
+			detail = xasprintf("the step %s was undone; the campaign is paused until "
+					   "the organiser resumes it",
+					   snap.step);
 	}
 	if (yctx_open(&y, e, now, req->action == ENGINE_ACT_PREVIEW, errstr) != 0)
 		goto done;
@@ -567,7 +573,90 @@ int engine_year_status_json(struct engine *e, int64_t now, json_t **doc, char **
 	return rc == 1 && a.doc ? 0 : -1;
 }
 
+int engine_whats_next_in(struct engine *e, int player, int64_t now, json_t **out,
+			 char **errstr)
+{
+	struct yctx y;
+	*out = NULL;
+	int rc = -1;
+	if (yctx_open(&y, e, now, true, errstr) == 0) {
+		*out = engine_awaiting_json(y.c, &y.st, &y.io, player);
+		rc = 0;
+	}
+	yctx_free(&y);
+	return rc;
+}
+
+struct next_arg {
+	const char *player;
+	int64_t now;
+	json_t *out;
+};
+
+static int whats_next_fn(struct engine *e, void *arg, char **report, char **errstr)
+{
+	struct next_arg *a = arg;
+	struct campaign *c = NULL;
+	(void)report;
+	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+		return -1;
+	int p = a->player ? campaign_find_player(c, a->player) : -1;
+	campaign_free(c);
+	if (a->player && p < 0) {
+		*errstr = xasprintf("no player \"%s\"", a->player);
+		return -1;
+	}
+	return engine_whats_next_in(e, p, a->now, &a->out, errstr) == 0 ? 1 : -1;
+}
+
+int engine_whats_next(struct engine *e, const char *player_key, int64_t now, json_t **out,
+		      char **errstr)
+{
+	struct next_arg a = {player_key, now, NULL};
+	char *report = NULL;
+	int rc = engine_year_transaction(e, whats_next_fn, &a, &report, errstr);
+	free(report);
+	*out = a.out;
+	return rc == 1 ? 0 : -1; /* never commits: nothing to write */
+}
+
 /* ---------------------------------------------------------------- from mail */
+
+/* The announcements of an ORGANISER mail's actions, one mail to each
+ * player for all of them. */
+static int announce_batch(struct engine *e, int64_t now, char **errstr)
+{
+	json_t *batch = e->announce_batch;
+	e->announce_batch = NULL;
+	if (!json_array_size(batch)) {
+		json_decref(batch);
+		return 0;
+	}
+	struct yctx y;
+	int rc = -1;
+	if (yctx_open(&y, e, now, false, errstr) == 0) {
+		struct strbuf subject = {0};
+		strbuf_puts(&subject, "The organiser: ");
+		size_t i;
+		json_t *v;
+		json_array_foreach(batch, i, v)
+			strbuf_printf(&subject, "%s%s", i ? ", " : "",
+				      json_string_value(json_object_get(v, "action")));
+		json_t *d = json_pack("{s:O}", "actions", batch);
+		json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o}", "template", "organiser-action",
+					"subject", subject.data, "to", "all", "organiser", 1, "data", d);
+		strbuf_free(&subject);
+		json_array_append_new(y.run.mails, req);
+		rc = yctx_flush(&y);
+		if (rc != 0 && y.err) {
+			*errstr = y.err;
+			y.err = NULL;
+		}
+	}
+	yctx_free(&y);
+	json_decref(batch);
+	return rc;
+}
 
 int engine_year_organiser_mail(struct engine *e, const struct order_set *set, int64_t now,
 			       char **report, char **errstr)
@@ -576,6 +665,8 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 	strbuf_puts(&out, "");
 	*report = NULL;
 	bool battle_done = false;
+	json_decref(e->announce_batch);
+	e->announce_batch = json_array();
 	for (size_t i = 0; i < set->count; i++) {
 		const struct order *o = &set->orders[i];
 		struct engine_action_request req = {0};
@@ -631,9 +722,13 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 		strbuf_printf(&out, "> %s\n%s\n", line ? line : "", r ? r : "");
 		free(r);
 	}
+	if (announce_batch(e, now, errstr) != 0)
+		goto fail;
 	*report = strbuf_take(&out);
 	return 0;
 fail:
+	json_decref(e->announce_batch);
+	e->announce_batch = NULL;
 	strbuf_free(&out);
 	return -1;
 }

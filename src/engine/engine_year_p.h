@@ -83,6 +83,18 @@ int engine_year_transaction(struct engine *e,
 			    int (*fn)(struct engine *, void *, char **, char **), void *arg,
 			    char **report, char **errstr);
 
+/* engine_awaiting.c: what happens next (pure: reads `st` and, through io,
+ * the pending orders). For `player` (-1: no one in particular), template
+ * data: "step", "year"; "not_started" or "ended"; "sequence" [{position,
+ * player, nation, current, done, you}], "turn_nation"; "awaited" (keys),
+ * "awaited_nations" ("France and Savoy"); "paused"; "deadline" (in the
+ * campaign's time zone), "deadline_epoch"; for a player "you_awaited",
+ * "awaited_for" ("your movement orders (...)"), "your_position"; and ready
+ * sentences "now_text", "deadline_text", "you_text", "place_text". New
+ * reference. Public form: engine_whats_next (engine.h). */
+json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *st,
+			     const struct year_io *io, int player);
+
 /* engine_year_mail.c: the mail out. */
 /* The fields every mail of the campaign has, for `player` (NO_INDEX: the
  * organiser). New reference. */

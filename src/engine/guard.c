@@ -205,8 +205,8 @@ static int tell_organiser(struct engine *e, const struct campaign *c, const char
 	char *subject = xasprintf("Password guessing on %s", pl ? (pl->nation ? pl->nation : pl->key)
 								 : "the organiser's password");
 	struct reply r = {c->organiser_email, c->organiser_name, subject, "password-guessing", data,
-			  NULL, token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false};
-	int rc = engine_queue_mail(e, &r, c->name, now, NULL, errstr);
+			  NULL, token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false, 0};
+	int rc = engine_queue_mail(e, &r, c, now, NULL, errstr);
 	free(w);
 	free(token);
 	free(subject);

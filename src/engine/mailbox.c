@@ -290,8 +290,8 @@ static int quarantine(struct engine *e, uint32_t uidvalidity, uint32_t uid, cons
 		token = xasprintf("quarantine.%u.%u", uidvalidity, uid);
 		struct reply r = {c->organiser_email, c->organiser_name,
 				  "A mail was set aside unprocessed", "mail-quarantined", data, NULL,
-				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false};
-		if (engine_queue_mail(e, &r, c->name, now, NULL, errstr) != 0)
+				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false, 0};
+		if (engine_queue_mail(e, &r, c, now, NULL, errstr) != 0)
 			goto done;
 	}
 	rc = 0;

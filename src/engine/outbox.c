@@ -100,9 +100,25 @@ char *engine_excerpt(const char *s, size_t max)
 
 /* ---- queueing ---- */
 
-int engine_queue_mail(struct engine *e, const struct reply *r, const char *campaign_name,
+char *engine_subject(const struct campaign *c, int year, const char *what)
+{
+	char *tag = c->tag ? xstrdup(c->tag) : campaign_default_tag(c->name);
+	char *bracketed = xasprintf("[%s]", tag);
+	char *s;
+	if (what && strcasestr(what, bracketed))
+		s = xstrdup(what);
+	else
+		s = xasprintf("%s %d \u00b7 %s", bracketed, year ? year : c->year,
+			      what && *what ? what : "Campaign mail");
+	free(bracketed);
+	free(tag);
+	return s;
+}
+
+int engine_queue_mail(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr)
 {
+	const char *campaign_name = c->name ? c->name : "";
 	char *body = templates_render(e->templates, r->template_name, r->data, errstr);
 	if (!body)
 		return -1;
@@ -112,7 +128,7 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const char *campa
 		free(body);
 		body = both;
 	}
-	char *subject = xstrdup(r->subject ? r->subject : "");
+	char *subject = engine_subject(c, r->year, r->subject);
 	struct mail_address to = {r->to_name, r->to_addr};
 	char *msgid = NULL, *refs = NULL, *html = NULL;
 	if (r->html_template) {
@@ -218,9 +234,9 @@ static int report_failure(struct engine *e, const struct store_outbox_item *it, 
 		char *token = xasprintf("failed.%lld", (long long)it->id);
 		struct reply r = {c->organiser_email, c->organiser_name,
 				  "Undeliverable campaign mail", "delivery-failed", data, NULL,
-				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false};
+				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false, 0};
 		char *err = NULL;
-		rc = engine_queue_mail(e, &r, c->name, now, NULL, &err);
+		rc = engine_queue_mail(e, &r, c, now, NULL, &err);
 		if (rc != 0 && errstr)
 			*errstr = err;
 		else
@@ -297,8 +313,8 @@ static int report_blocked(struct engine *e, const struct engine_sink_state *st, 
 		char *token = xasprintf("blocked.%lld", (long long)st->since);
 		struct reply r = {c->organiser_email, c->organiser_name,
 				  "Campaign mail cannot be sent", "delivery-blocked", data, NULL,
-				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false};
-		rc = engine_queue_mail(e, &r, c->name, now, NULL, errstr);
+				  token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false, 0};
+		rc = engine_queue_mail(e, &r, c, now, NULL, errstr);
 		free(token);
 		json_decref(data);
 	}

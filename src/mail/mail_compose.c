@@ -75,8 +75,48 @@ static size_t utf8_chunk(const unsigned char *s, size_t n, size_t max)
 	return k ? k : max;
 }
 
+/* The length of the plain ASCII words that start s, up to the blank before
+ * the first word that needs encoding (non-ASCII, "=?" or too long to
+ * fold); 0 if the first word does, or if none does. */
+static size_t ascii_head(const char *s)
+{
+	size_t cut = 0;
+	const char *p = s;
+	while (*p) {
+		const char *w = p + strspn(p, " \t");
+		size_t n = strcspn(w, " \t");
+		bool plain = n <= UNFOLDABLE_WORD;
+		for (size_t i = 0; plain && i < n; i++)
+			if ((unsigned char)w[i] >= 0x80 || (w[i] == '=' && w[i + 1] == '?'))
+				plain = false;
+		if (!plain)
+			return w == s ? 0 : cut;
+		if (!w[n])
+			return 0; /* all plain */
+		cut = (size_t)(w + n - s);
+		p = w + n;
+	}
+	return 0;
+}
+
 char *mail_compose_encode_header_text(const char *utf8, size_t used)
 {
+	size_t head = is_ascii(utf8) ? 0 : ascii_head(utf8);
+	if (head > 0) {
+		/* "[Tag] 1495 =?UTF-8?B?...?=": the plain words stay readable
+		 * (to filters on the raw header); the blank after them is kept
+		 * by decoders (RFC 2047 6.2), written once, or as the fold. */
+		char *plain = xstrndup(utf8, head);
+		char *h = mail_compose_encode_header_text(plain, used);
+		free(plain);
+		const char *nl = strrchr(h, '\n');
+		size_t col = nl ? strlen(nl + 1) : used + strlen(h);
+		char *t = mail_compose_encode_header_text(utf8 + head + 1, col + 1);
+		char *out = xasprintf("%s%s%s", h, t[0] == '\r' ? "" : " ", t);
+		free(h);
+		free(t);
+		return out;
+	}
 	if (is_ascii(utf8) && longest_word(utf8) <= UNFOLDABLE_WORD) {
 		/* Fold at spaces so no line goes far past 78 columns. */
 		struct strbuf sb = {0};
@@ -423,12 +463,81 @@ static void base64_lines_append(struct strbuf *sb, const unsigned char *data, si
 	}
 }
 
+/* Characters (not bytes) of a UTF-8 run. */
+static size_t utf8_width(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return w;
+}
+
+/* RFC 3676 format=flowed at FLOWED_WIDTH columns: trailing blanks of each
+ * line dropped (but the signature separator's), lines longer than the width
+ * broken after a space (the soft break: a line that ends in a space), lines
+ * that start with a space, '>' or "From " space-stuffed. A word longer than
+ * the width stays whole. LF out. */
+#define FLOWED_WIDTH 72
+char *mail_compose_flowed(const char *text)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	const char *p = text;
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		const char *next = p[n] ? p + n + 1 : p + n;
+		if (n > 0 && p[n - 1] == '\r')
+			n--;
+		bool sig = n == 3 && memcmp(p, "-- ", 3) == 0;
+		while (!sig && n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		bool first = true;
+		do {
+			size_t take = n;
+			if (utf8_width(p, n) > FLOWED_WIDTH) {
+				/* the last space within the width, else the first after */
+				size_t cut = 0, i = 0, w = 0;
+				for (; i < n && w < FLOWED_WIDTH; i++) {
+					w += ((unsigned char)p[i] & 0xC0) != 0x80;
+					if (p[i] == ' ' && i > 0)
+						cut = i + 1;
+				}
+				if (!cut)
+					for (; i < n; i++)
+						if (p[i] == ' ') {
+							cut = i + 1;
+							break;
+						}
+				if (cut && cut < n)
+					take = cut;
+			}
+			if ((take > 0 && (p[0] == ' ' || p[0] == '>')) ||
+			    (take >= 5 && memcmp(p, "From ", 5) == 0) || (!first && take == 0))
+				strbuf_putc(&sb, ' ');
+			strbuf_append(&sb, p, take);
+			strbuf_putc(&sb, '\n');
+			p += take;
+			n -= take;
+			first = false;
+		} while (n > 0);
+		p = next;
+	}
+	return strbuf_take(&sb);
+}
+
 static void append_text_part(struct strbuf *sb, const char *subtype, const char *text)
 {
-	strbuf_printf(sb, "Content-Type: text/%s; charset=UTF-8\r\n"
+	bool plain = strcmp(subtype, "plain") == 0;
+	strbuf_printf(sb, "Content-Type: text/%s; charset=UTF-8%s\r\n"
 			  "Content-Transfer-Encoding: quoted-printable\r\n\r\n",
-		      subtype);
-	qp_append(sb, text);
+		      subtype, plain ? "; format=flowed" : "");
+	if (plain) {
+		char *f = mail_compose_flowed(text);
+		qp_append(sb, f);
+		free(f);
+	} else {
+		qp_append(sb, text);
+	}
 }
 
 static bool content_type_ok(const char *t)

@@ -83,6 +83,12 @@ char *mail_compose_reply_id(const char *message_id);
  * Returns "<a> <b> ..." (caller frees), or NULL when none is left. */
 char *mail_compose_reply_references(const char *refs, const char *parent_id);
 
+/* The text part as mail_compose writes it: RFC 3676 format=flowed at 72
+ * columns (trailing blanks dropped but the signature separator's, long
+ * lines broken after a space, lines starting with a space, '>' or "From "
+ * space-stuffed), LF line ends. Caller frees. */
+char *mail_compose_flowed(const char *text);
+
 /* RFC 2047 encoding of a UTF-8 header text for a header whose name takes
  * `used` columns ("Subject: " = 9): returned unchanged when it is ASCII,
  * else as =?UTF-8?B?...?= words of at most 75 characters, never splitting a

@@ -41,6 +41,8 @@ static void check_campaign(struct parser *ps)
 	struct campaign *c = ps->c;
 	if (!c->timezone)
 		c->timezone = xstrdup("UTC");
+	if (!c->tag)
+		c->tag = campaign_default_tag(c->name);
 	if (!ps->campaign_line) {
 		cf_error(ps, 0, "no [campaign] section: the file needs one with at least name, "
 		         "start-year and organiser");

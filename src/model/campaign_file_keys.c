@@ -20,7 +20,7 @@
 const char *const cf_campaign_keys[CK_COUNT] = {
 	"name", "start-year", "timezone", "organiser", "organiser-plays", "background",
 	"siege-floor", "supply-across-sea", "turn-deadline", "decision-deadline",
-	"battle-deadline", "recruitment-deadline", "reminders", "grace",
+	"battle-deadline", "recruitment-deadline", "reminders", "grace", "tag",
 };
 
 const char *const cf_province_keys[PK_COUNT] = {
@@ -343,6 +343,17 @@ void cf_campaign_key(struct parser *ps, int key, char *value, int line)
 	case CK_GRACE:
 		set_duration(ps, line, "grace", value, &s->grace_hours, true);
 		break;
+	case CK_TAG: {
+		const char *problem = campaign_tag_problem(value);
+		if (problem) {
+			cf_error(ps, line, "tag \"%s\" %s (it starts every mail's subject, in "
+			         "brackets: e.g. tag = Italia94)", value, problem);
+			break;
+		}
+		free(c->tag);
+		c->tag = xstrdup(value);
+		break;
+	}
 	}
 }
 

@@ -188,16 +188,25 @@ static json_t *player_to_json(const struct campaign *c, size_t idx)
 	return out;
 }
 
+static json_t *tag_default(const struct campaign *c)
+{
+	char *tag = campaign_default_tag(c->name);
+	json_t *v = json_string(tag);
+	free(tag);
+	return v;
+}
+
 json_t *campaign_to_json(const struct campaign *c)
 {
 	json_t *organiser = json_pack("{s:o, s:o, s:o}",
 				      "name", string_or_null(c->organiser_name),
 				      "email", string_or_null(c->organiser_email),
 				      "player", player_ref(c, c->organiser_player));
-	json_t *campaign = json_pack("{s:o, s:i, s:o, s:o, s:o}",
+	json_t *campaign = json_pack("{s:o, s:i, s:o, s:o, s:o, s:o}",
 				     "name", string_or_null(c->name),
 				     "start_year", c->start_year,
 				     "timezone", string_or_null(c->timezone),
+				     "tag", c->tag ? json_string(c->tag) : tag_default(c),
 				     "organiser", organiser,
 				     "background", string_or_null(c->background));
 
@@ -574,8 +583,13 @@ static bool read_campaign_header(struct reader *r, const json_t *doc)
 	if (!read_opt_string(r, o, "campaign", "name", &c->name) ||
 	    !read_int(r, o, "campaign", "start_year", -10000, 10000, &c->start_year) ||
 	    !read_opt_string(r, o, "campaign", "timezone", &c->timezone) ||
+	    (json_object_get(o, "tag") && !read_opt_string(r, o, "campaign", "tag", &c->tag)) ||
 	    !read_opt_string(r, o, "campaign", "background", &c->background))
 		return false;
+	if (!c->tag || campaign_tag_problem(c->tag)) { /* stored before tags */
+		free(c->tag);
+		c->tag = campaign_default_tag(c->name);
+	}
 	const json_t *org = read_typed(r, o, "campaign", "organiser", JSON_OBJECT);
 	return org && read_opt_string(r, org, "campaign.organiser", "name", &c->organiser_name) &&
 	       read_opt_string(r, org, "campaign.organiser", "email", &c->organiser_email);

@@ -54,6 +54,49 @@ const char *campaign_phase_name(int phase)
 	return "unknown";
 }
 
+char *campaign_default_tag(const char *name)
+{
+	char out[CAMPAIGN_TAG_MAX + 1];
+	size_t n = 0;
+	const char *p = name ? name : "";
+	while (*p && n < CAMPAIGN_TAG_MAX) {
+		size_t len = strcspn(p, " \t");
+		size_t digits = 0;
+		while (digits < len && p[digits] >= '0' && p[digits] <= '9')
+			digits++;
+		const char *w = p;
+		size_t wl = len;
+		if (digits == 4 && len == 4) { /* a year: its last two digits */
+			w += 2;
+			wl = 2;
+		}
+		for (size_t i = 0; i < wl && n < CAMPAIGN_TAG_MAX; i++) {
+			char ch = w[i];
+			if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			    (ch >= '0' && ch <= '9'))
+				out[n++] = ch;
+		}
+		p += len;
+		p += strspn(p, " \t");
+	}
+	out[n] = '\0';
+	return xstrdup(n ? out : "Campaign");
+}
+
+const char *campaign_tag_problem(const char *tag)
+{
+	size_t n = strlen(tag);
+	if (n == 0)
+		return "is empty";
+	if (n > CAMPAIGN_TAG_MAX)
+		return "is longer than 16 characters";
+	for (const char *p = tag; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return "may hold only letters, digits, '-', '_' and '.'";
+	return NULL;
+}
+
 void campaign_settings_default(struct campaign_settings *s)
 {
 	memset(s, 0, sizeof *s);
@@ -121,6 +164,7 @@ void campaign_free(struct campaign *c)
 	free(c->sieges);
 	free(c->name);
 	free(c->timezone);
+	free(c->tag);
 	free(c->organiser_name);
 	free(c->organiser_email);
 	free(c->background);
@@ -155,6 +199,7 @@ struct campaign *campaign_copy(const struct campaign *c)
 	d->organiser_name = dup_or_null(c->organiser_name);
 	d->organiser_email = dup_or_null(c->organiser_email);
 	d->background = dup_or_null(c->background);
+	d->tag = dup_or_null(c->tag);
 	d->provinces = dup_array(c->provinces, c->province_count, sizeof *c->provinces);
 	d->province_cap = c->province_count;
 	for (size_t i = 0; i < c->province_count; i++) {

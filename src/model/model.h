@@ -138,6 +138,7 @@ struct campaign {
 	char *name;
 	int start_year;
 	char *timezone;        /* IANA name, e.g. "Europe/Paris" */
+	char *tag;             /* in brackets at the start of every mail's subject */
 	char *organiser_name;
 	char *organiser_email;
 	int organiser_player;  /* the organiser's own nation, or NO_INDEX */
@@ -161,6 +162,16 @@ struct campaign {
 
 enum campaign_phase { PHASE_SETUP, PHASE_CAMPAIGN, PHASE_RECRUITMENT, PHASE_ENDED };
 const char *campaign_phase_name(int phase);
+/* The subject tag a campaign named `name` gets when its file sets none:
+ * the ASCII letters and digits of its words run together, a year of four
+ * digits shortened to its last two ("Italia 1494" -> "Italia94"), at most
+ * CAMPAIGN_TAG_MAX characters; "Campaign" when nothing is left. Caller
+ * frees. */
+#define CAMPAIGN_TAG_MAX 16
+char *campaign_default_tag(const char *name);
+/* NULL if `tag` may be a campaign's tag (1 to CAMPAIGN_TAG_MAX letters,
+ * digits, '-', '_' or '.'), else what is wrong with it. */
+const char *campaign_tag_problem(const char *tag);
 
 struct campaign *campaign_new(void);
 void campaign_free(struct campaign *c);

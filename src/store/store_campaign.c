@@ -302,6 +302,12 @@ static int insert_campaign(struct store *s, const struct campaign *c, char **err
 		status = store_step_done(s, errstr, st);
 	}
 	store_finish(s, st);
+	/* the subject tag (campaign(5)) lives in kv: no schema change for it */
+	if (status == STORE_OK && c->tag)
+		status = store_run(s, errstr, NULL,
+				   "INSERT INTO kv (key, value) VALUES ('campaign-tag', ?)"
+				   " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+				   "t", c->tag);
 	if (status == STORE_OK)
 		status = store_run(
 			s, errstr, NULL,
@@ -420,6 +426,21 @@ static int load_header(struct store *s, struct campaign *c, char **errstr)
 	store_finish(s, st);
 	if (status != STORE_OK)
 		return status;
+	/* the tag, or its default for a campaign stored before tags */
+	status = store_prepare(s, errstr, &st, "SELECT value FROM kv WHERE key = 'campaign-tag'",
+			       NULL);
+	row = false;
+	if (status == STORE_OK)
+		status = store_step_row(s, errstr, st, &row);
+	if (status == STORE_OK && row)
+		c->tag = store_column_text(st, 0);
+	store_finish(s, st);
+	if (status != STORE_OK)
+		return status;
+	if (!c->tag || campaign_tag_problem(c->tag)) {
+		free(c->tag);
+		c->tag = campaign_default_tag(c->name);
+	}
 
 	struct campaign_settings *set = &c->settings;
 	status = store_prepare(s, errstr, &st,

@@ -18,6 +18,7 @@
 #include "model/dice.h"
 #include "engine/engine.h"
 #include "lib/engine_fixture.h"
+#include "mail/mail_read.h"
 #include "store/store.h"
 #include "text/templates.h"
 #include "base/timefmt.h"
@@ -137,7 +138,7 @@ static void orders(struct test_engine *f, const char *player, const char *pw, co
 	free(from);
 }
 
-/* Queued mails whose Subject contains `subject` (all if NULL). */
+/* Queued mails whose Subject (decoded) begins with `subject` (all if NULL). */
 static size_t outbox_with(struct test_engine *f, const char *subject)
 {
 	struct store_outbox_item *items = NULL;
@@ -145,10 +146,11 @@ static size_t outbox_with(struct test_engine *f, const char *subject)
 	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
 			 STORE_OK);
 	for (size_t i = 0; i < n; i++) {
-		char *line = xasprintf("Subject: %s", subject ? subject : "");
-		if (strstr(items[i].raw, line))
+		struct mail_info info;
+		assert_int_equal(mail_read(items[i].raw, items[i].raw_len, NULL, &info), 0);
+		if (!subject || (info.subject && strncmp(info.subject, subject, strlen(subject)) == 0))
 			hits++;
-		free(line);
+		mail_info_free(&info);
 	}
 	store_outbox_items_free(items, n);
 	return hits;
@@ -163,14 +165,20 @@ static char *outbox_raw_with(struct test_engine *f, const char *subject)
 	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
 			 STORE_OK);
 	char *line = xasprintf("Subject: %s", subject);
-	for (size_t i = 0; i < n && !found; i++)
-		if (strstr(items[i].raw, line))
-			found = xstrdup(items[i].raw);
+	for (size_t i = 0; i < n && !found; i++) {
+		char *text = test_searchable(items[i].raw, items[i].raw_len);
+		if (strstr(text, line))
+			found = text;
+		else
+			free(text);
+	}
 	free(line);
 	store_outbox_items_free(items, n);
 	assert_non_null(found);
 	return found;
 }
+
+static size_t outbox_containing(struct test_engine *f, const char *text);
 
 static json_t *year_state(struct test_engine *f)
 {
@@ -221,8 +229,8 @@ static void test_start(void **state)
 	free(report);
 	start(f);
 	/* both players and the organiser (who plays nobody) are told */
-	assert_int_equal(outbox_with(f, "1450: the sequence of play"), 3);
-	assert_int_equal(outbox_with(f, "1450: your turn"), 1);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The sequence of play"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 Your turn"), 1);
 	json_t *st = year_state(f);
 	assert_string_equal(step_of(st), "turn");
 	json_decref(st);
@@ -259,7 +267,7 @@ static void test_year_by_mail(void **state)
 	json_t *st = year_state(f);
 	assert_string_equal(step_of(st), "battle");
 	json_decref(st);
-	assert_int_equal(outbox_with(f, "1450: battle at Paris"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 Battle at Paris"), 3);
 
 	/* a report naming more knights than Burgundy has is refused at once */
 	char *body = xasprintf("PLAYER burgundy " BURGUNDY_PW "\nBATTLE AT Paris\n"
@@ -286,7 +294,7 @@ static void test_year_by_mail(void **state)
 	assert_int_equal(c->players[0].location, 0);
 	assert_int_equal(c->phase, PHASE_RECRUITMENT); /* France's NO MOVE was in */
 	campaign_free(c);
-	assert_int_equal(outbox_with(f, "1450: recruitment"), 2);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 Recruitment"), 2);
 
 	/* Burgundy's reserve holds 2 Kn(S) at 12 AP; one province allows 10 AP:
 	 * nothing to recruit, which NO MOVE says; the year ends */
@@ -295,8 +303,8 @@ static void test_year_by_mail(void **state)
 	assert_int_equal(c->year, 1451);
 	assert_int_equal(c->phase, PHASE_CAMPAIGN);
 	campaign_free(c);
-	assert_int_equal(outbox_with(f, "The diary of 1450"), 3);
-	assert_int_equal(outbox_with(f, "1451: the sequence of play"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The year's diary"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1451 \u00b7 The sequence of play"), 3);
 
 	/* every roll of 1450 checks against the revealed seed */
 	struct store_dice_year row;
@@ -349,9 +357,12 @@ static void test_organiser_mail(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(comments, 0), "text")),
 			    "A hard winter.");
 	json_decref(comments);
-	/* every player hears of each action */
-	assert_int_equal(outbox_with(f, "1450: the organiser: deadline"), 3);
-	assert_int_equal(outbox_with(f, "1450: the organiser: comment"), 3);
+	/* every player hears of each action, in one mail for the whole
+	 * organiser mail (and the organiser gets a copy) */
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: deadline, comment"),
+			 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: comment"), 0);
+	assert_int_equal(outbox_containing(f, "The organiser: comment."), 3);
 }
 
 /* Pause, undo (back to before the last step, paused), and a battle result
@@ -433,7 +444,7 @@ static void test_clock(void **state)
 			 deadline + HOUR + 12 * HOUR);
 	assert_int_equal(json_integer_value(json_object_get(st, "turn")), turn);
 	json_decref(st);
-	assert_int_equal(outbox_with(f, "1450: the deadline is moved (our downtime)"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The deadline is moved (our downtime)"), 3);
 	/* the clock jumps back past nothing: no deadline fires */
 	assert_int_equal(engine_tick(f->engine, deadline + 20 * HOUR, 0, &info, &err), 0);
 	st = year_state(f);
@@ -503,7 +514,7 @@ static void test_tributary_by_mail(void **state)
 			      "PLAYER france " FRANCE_PW "\nTRIBUTARY OF burgundy\n", NOW + HOUR);
 	assert_non_null(strstr(reply, "Your request was sent to Burgundy"));
 	free(reply);
-	assert_int_equal(outbox_with(f, "1450: France asks to become your tributary"), 1);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France asks to become your tributary"), 1);
 	struct campaign *c = campaign(f);
 	assert_int_equal(c->players[1].overlord, NO_INDEX); /* not before the answer */
 	campaign_free(c);
@@ -513,7 +524,7 @@ static void test_tributary_by_mail(void **state)
 	campaign_free(c);
 	assert_int_equal(events_of(f, 1450, "tributary"), 1);
 	/* both players and the organiser are told */
-	assert_int_equal(outbox_with(f, "1450: France becomes the tributary of Burgundy"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France becomes the tributary of Burgundy"), 3);
 	/* the requests were used up: pending orders no longer hold them */
 	char *text = NULL;
 	assert_int_equal(store_orders_get(f->store, "france", 1450, PHASE_CAMPAIGN, &text, NULL),
@@ -539,7 +550,7 @@ static void test_tributary_by_mail(void **state)
 	assert_int_equal(c->players[1].overlord, NO_INDEX);
 	campaign_free(c);
 	assert_int_equal(events_of(f, 1450, "tributary_renounced"), 1);
-	assert_int_equal(outbox_with(f, "1450: France is no longer the tributary of Burgundy"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France is no longer the tributary of Burgundy"), 3);
 	/* Burgundy's province prestige of 1450 counted France's Paris (2) */
 	c = campaign(f);
 	assert_int_equal(c->players[0].province_prestige, 6 + 2);
@@ -559,7 +570,7 @@ static void test_leave_by_mail(void **state)
 	assert_non_null(strstr(reply, "The organiser was asked to hand Burgundy to "
 				      "jean@example.org"));
 	free(reply);
-	assert_int_equal(outbox_with(f, "1450: Burgundy asks to be replaced"), 1);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 Burgundy asks to be replaced"), 1);
 	struct campaign *c = campaign(f);
 	assert_int_equal(c->players[0].status, PLAYER_ACTIVE);
 	campaign_free(c);
@@ -584,7 +595,7 @@ static void test_leave_by_mail(void **state)
 	campaign_free(c);
 	assert_int_equal(events_of(f, 1450, "player_left"), 1);
 	/* Burgundy, the organiser and France itself */
-	assert_int_equal(outbox_with(f, "1450: France has left the campaign"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France has left the campaign"), 3);
 	/* France is skipped in the sequence: Burgundy's move ends the year's turns */
 	orders(f, "burgundy", BURGUNDY_PW, "NO MOVE\n", NOW + 4 * HOUR);
 	c = campaign(f);
@@ -647,7 +658,7 @@ static void test_knocked_out(void **state)
 	campaign_free(c);
 	assert_int_equal(events_of(f, 1450, "player_out"), 1);
 	/* Burgundy, the organiser and France itself */
-	assert_int_equal(outbox_with(f, "1450: France is out of the campaign"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France is out of the campaign"), 3);
 	/* only Burgundy is in the sequence of 1451 */
 	json_t *st = year_state(f);
 	assert_int_equal(json_array_size(json_object_get(st, "sequence")), 1);
@@ -701,8 +712,11 @@ static size_t outbox_containing(struct test_engine *f, const char *text)
 	size_t n = 0, hits = 0;
 	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
 			 STORE_OK);
-	for (size_t i = 0; i < n; i++)
-		hits += strstr(items[i].raw, text) != NULL;
+	for (size_t i = 0; i < n; i++) {
+		char *all = test_searchable(items[i].raw, items[i].raw_len);
+		hits += strstr(all, text) != NULL;
+		free(all);
+	}
 	store_outbox_items_free(items, n);
 	return hits;
 }
@@ -715,7 +729,10 @@ static void test_time_zone(void **state)
 	const char *tz = getenv("TZ");
 	char *tz_before = tz ? xstrdup(tz) : NULL;
 	start(f);
-	assert_int_equal(outbox_containing(f, "Mon 18 Jan 2027 09:00 CET"), 1);
+	/* the your-turn mail, and the announcement of the start to the three
+	 * recipients (what happens next: the deadline); never in UTC */
+	assert_int_equal(outbox_containing(f, "Mon 18 Jan 2027 09:00 CET"), 1 + 3);
+	assert_int_equal(outbox_containing(f, "2027 08:00 UTC"), 0);
 	char buf[96];
 	assert_string_equal(timefmt_local(1790000000, "Europe/Paris", buf, sizeof buf),
 			    "Mon 21 Sep 2026 16:13 CEST");
@@ -752,18 +769,21 @@ static void test_invite_one_player(void **state)
 	assert_null(strstr(report, "assword:"));
 	free(report);
 	assert_int_equal(outbox_with(f, NULL), before + 1);
-	assert_int_equal(outbox_containing(f, "your invitation and password"), 1);
+	assert_int_equal(outbox_containing(f, "\u00b7 Your invitation and password"), 1);
 	struct store_outbox_item *items = NULL;
 	size_t n = 0;
 	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
 			 STORE_OK);
-	for (size_t i = 0; i < n; i++)
-		if (strstr(items[i].raw, "your invitation and password")) {
+	for (size_t i = 0; i < n; i++) {
+		char *all = test_searchable(items[i].raw, items[i].raw_len);
+		if (strstr(all, "\u00b7 Your invitation and password")) {
 			assert_non_null(strstr(items[i].raw, "charles@example.org"));
 			assert_null(strstr(items[i].raw, "philippe@example.org"));
 		}
+		free(all);
+	}
 	store_outbox_items_free(items, n);
-	assert_int_equal(outbox_with(f, "1450: the organiser: invite"), 0);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: invite"), 0);
 	assert_false(store_check_password(f->store, "france", FRANCE_PW, NULL));
 	assert_true(store_check_password(f->store, "burgundy", BURGUNDY_PW, NULL));
 
@@ -777,7 +797,7 @@ static void test_invite_one_player(void **state)
 	/* without --player: everyone, and the players are told */
 	assert_int_equal(action(f, ENGINE_ACT_INVITE, NULL, NOW + 2 * HOUR), 0);
 	/* two invitations, the announcement to both players and the organiser */
-	assert_int_equal(outbox_with(f, "1450: the organiser: invite"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: invite"), 3);
 	assert_int_equal(outbox_with(f, NULL), before + 1 + 2 + 3);
 	assert_false(store_check_password(f->store, "burgundy", BURGUNDY_PW, NULL));
 }
@@ -838,15 +858,16 @@ static void test_map_and_html_diary(void **state)
 	assert_int_equal(store_outbox_due(f->store, NOW + 1000 * HOUR, 1000, &items, &n, NULL),
 			 STORE_OK);
 	for (size_t i = 0; i < n; i++) {
-		const char *raw = items[i].raw;
+		char *text = test_searchable(items[i].raw, items[i].raw_len);
+		const char *raw = text;
 		bool map = maps_attached(raw);
-		if (strstr(raw, "Subject: 1450: your turn")) {
+		if (strstr(raw, "Subject: [TestMarches] 1450 \u00b7 Your turn")) {
 			turn++;
 			assert_true(map);
-		} else if (strstr(raw, "Subject: 1450: the turn of")) {
+		} else if (strstr(raw, "Subject: [TestMarches] 1450 \u00b7 The turn of")) {
 			report++;
 			assert_true(map);
-		} else if (strstr(raw, "Subject: The diary of 1450")) {
+		} else if (strstr(raw, "Subject: [TestMarches] 1450 \u00b7 The year's diary")) {
 			diary++;
 			assert_true(map);
 			assert_non_null(strstr(raw, "text/html"));
@@ -855,6 +876,7 @@ static void test_map_and_html_diary(void **state)
 			assert_non_null(strstr(html, "A &lt;b&gt;hard&lt;/b&gt; winter &amp; more"));
 			assert_null(strstr(html, "<b>hard"));
 		}
+		free(text);
 	}
 	store_outbox_items_free(items, n);
 	assert_int_equal(turn, 2);
@@ -888,7 +910,7 @@ static void test_allies_standing_order(void **state)
 	campaign_free(c);
 	assert_int_equal(events_of(f, 1450, "tributary_order"), 1);
 	assert_int_equal(events_of(f, 1450, "contingent_arrival"), 1);
-	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France calls on you"), 0);
 }
 
 /* Without a standing order the ally is asked, with the decision deadline;
@@ -904,7 +926,7 @@ static void test_allies_asked(void **state)
 	json_t *st = year_state(f);
 	assert_string_equal(step_of(st), "decision");
 	json_decref(st);
-	assert_int_equal(outbox_with(f, "1450: France calls on you for a contingent"), 1);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France calls on you for a contingent"), 1);
 	char *report = NULL, *err = NULL;
 	assert_int_equal(engine_year_status(f->engine, NOW, &report, &err), 0);
 	assert_non_null(strstr(report, "the allies' answers before the battle at Paris"));
@@ -990,9 +1012,9 @@ static void test_allies_volunteer(void **state)
 	assert_int_equal(events_of(f, 1450, "contingent_sent"), 1);
 	assert_int_equal(events_of(f, 1450, "tributary_order"), 0);
 	assert_int_equal(events_of(f, 1450, "contingent_arrival"), 1);
-	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France calls on you"), 0);
 	/* the battle mail lists the contingent that arrived with the armies */
-	char *battle = outbox_raw_with(f, "1450: battle at Paris");
+	char *battle = outbox_raw_with(f, "[TestMarches] 1450 \u00b7 Battle at Paris");
 	assert_non_null(strstr(battle, "Contingents that arrived:"));
 	assert_non_null(strstr(battle, "Savoy (savoy), contingent with France, 43 AP:"));
 	assert_non_null(strstr(battle, "    1 Cv(O) general, 2 Kn(F)"));
@@ -1027,7 +1049,7 @@ static void test_allies_volunteer_after_moving(void **state)
 	assert_null(reason);
 	assert_int_equal(refusals, 0);
 	assert_int_equal(events_of(f, 1450, "contingent_sent"), 0);
-	assert_int_equal(outbox_with(f, "1450: France calls on you"), 0);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France calls on you"), 0);
 }
 
 /* Savoy's contingent sent on call in Burgundy's turn was his movement

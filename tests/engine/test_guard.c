@@ -97,10 +97,12 @@ static size_t queued_to(struct fixture *f, const char *to, const char *needle)
 	size_t n = 0, count = 0;
 	assert_int_equal(store_outbox_due(f->store, NOW + 10000000, 1000, &items, &n, NULL),
 			 STORE_OK);
-	for (size_t i = 0; i < n; i++)
-		if ((!to || strcmp(items[i].recipients, to) == 0) &&
-		    (!needle || strstr(items[i].raw, needle)))
+	for (size_t i = 0; i < n; i++) {
+		char *text = test_searchable(items[i].raw, items[i].raw_len);
+		if ((!to || strcmp(items[i].recipients, to) == 0) && (!needle || strstr(text, needle)))
 			count++;
+		free(text);
+	}
 	store_outbox_items_free(items, n);
 	return count;
 }
@@ -229,7 +231,7 @@ static void test_no_reply_echoes_a_password(void **state)
 	assert_null(strstr(out.reply, "Brand-New-Secret-42"));
 	engine_outcome_free(&out);
 	/* a Subject that holds a PLAYER line is not repeated at all */
-	assert_int_equal(queued_to(f, PLAYER_ADDR, "Subject: Re: PLAYER"), 0);
+	assert_int_equal(queued_to(f, PLAYER_ADDR, "Re: PLAYER"), 0);
 	/* a wrong password in the Subject, and a generated one typed loosely */
 	assert_int_equal(send_at(f, NOW, "mallory@evil.example", "s2@evil.example",
 				 "try Brg0 1xyz 7kqm 2xrt or (brg01xyz7kqm2xrt) or hunter2-hunter2",
@@ -241,13 +243,13 @@ static void test_no_reply_echoes_a_password(void **state)
 	assert_false(any_queued_holds(f, "Brand-New-Secret-42"));
 	assert_false(any_queued_holds(f, "hunter2-hunter2"));
 	assert_false(any_queued_holds(f, "brg01xyz7kqm2xrt"));
-	assert_false(any_queued_holds(f, "Subject: Re: try"));
+	assert_false(any_queued_holds(f, "Re: try"));
 	/* a Subject kept: a word shaped like a generated password is masked */
 	assert_int_equal(send_at(f, NOW, PLAYER_ADDR, "s4@example.org",
 				 "about (QW7E-RT2Y-XP9A-SD4F) and more",
 				 "PLAYER burgundy Brand-New-Secret-42\nNO MOVE\n", NULL),
 			 ENGINE_ACCEPTED);
-	assert_int_equal(queued_to(f, PLAYER_ADDR, "Subject: Re: about (********) and more\r\n"), 1);
+	assert_int_equal(queued_to(f, PLAYER_ADDR, "\u00b7 Re: about (********) and more\r\n"), 1);
 	assert_false(any_queued_holds(f, "QW7E-RT2Y-XP9A-SD4F"));
 	/* the new password works, the old one no longer */
 	assert_int_equal(send_at(f, NOW, PLAYER_ADDR, "s3@example.org", "x",

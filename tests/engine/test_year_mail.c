@@ -21,6 +21,8 @@
 
 #include "lib/campaign_fixture.h"
 #include "lib/engine_fixture.h"
+#include "mail/mail_read.h"
+#include "mail/mail_text.h"
 #include "engine/engine.h"
 #include "mail/transport.h"
 #include "store/store.h"
@@ -120,7 +122,11 @@ static char *text_of(const char *raw)
 			strbuf_putc(&sb, *at++);
 		}
 	}
-	return strbuf_take(&sb);
+	/* the text part is format=flowed: read it as a mail client shows it */
+	char *flowed = strbuf_take(&sb);
+	char *text = mail_text_unflow(flowed, false);
+	free(flowed);
+	return text;
 }
 
 /* What the players received: every mail the outbox sent, through the
@@ -163,6 +169,17 @@ static char *header(const char *raw, const char *name)
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The Subject decoded (the tag and year stay plain, the rest is an RFC 2047
+ * word). */
+static char *decoded_subject(const char *raw, size_t len)
+{
+	struct mail_info info;
+	assert_int_equal(mail_read(raw, len, NULL, &info), 0);
+	char *s = xstrdup(info.subject ? info.subject : "");
+	mail_info_free(&info);
+	return s;
 }
 
 /* Sends what the outbox holds at `now` into the players' Maildir and
@@ -208,7 +225,7 @@ static void flush(struct test_engine *f, int64_t now)
 		fclose(fp);
 		grow_array((void **)&inbox, &cap_inbox, n_inbox + 1, sizeof *inbox);
 		inbox[n_inbox++] = (struct received){names[i], header(sb.data, "Delivered-To"),
-						     header(sb.data, "Subject"), text_of(sb.data)};
+						     decoded_subject(sb.data, sb.len), text_of(sb.data)};
 		strbuf_free(&sb);
 		free(path);
 	}
@@ -217,7 +234,8 @@ static void flush(struct test_engine *f, int64_t now)
 	free(md);
 }
 
-/* The mails `to` received whose Subject contains `subject`: how many, and
+/* The mails `to` received whose Subject (decoded: ours are RFC 2047
+ * words after the tag) contains `subject`: how many, and
  * the text of the last one in *text (allocated) when text is not NULL. */
 static size_t mails(struct test_engine *f, const char *to, const char *subject, char **text)
 {
@@ -385,7 +403,7 @@ static void test_early_order_keeps_its_destination(void **state)
 	assert_int_equal(c->players[1].location, 5); /* Calais -> Picardy, one stage */
 	campaign_free(c);
 	char *text = NULL;
-	assert_int_equal(mails(f, FRANCE, "1450: your turn, France", &text), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Your turn", &text), 1);
 	assert_has(text, "Your movement order is already in: it is being carried out now.");
 	assert_has_not(text, "cannot be carried out");
 	free(text);
@@ -408,7 +426,7 @@ static void test_early_order_that_cannot_be_carried_out(void **state)
 			 NOW + 2 * HOUR + 72 * HOUR);
 	json_decref(st);
 	char *text = NULL;
-	assert_int_equal(mails(f, FRANCE, "1450: your turn, France", &text), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Your turn", &text), 1);
 	assert_has(text, "Your movement order sent in advance,\n  INVADE Picardy VIA Calais\n"
 			 "cannot be carried out now: the route passes Calais twice.\n"
 			 "It was dropped: send a new movement option. The deadline below counts "
@@ -438,10 +456,10 @@ static void test_refused_order_is_mailed(void **state)
 {
 	struct test_engine *f = *state;
 	start(f, NOW);
-	assert_int_equal(mails(f, FRANCE, "1450: your order was not carried out", NULL), 0);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Your order was not carried out", NULL), 0);
 	free(orders(f, "france", "RECALL CONTINGENTS\n", NOW + HOUR));
 	char *text = NULL;
-	assert_int_equal(mails(f, FRANCE, "1450: your order was not carried out", &text), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Your order was not carried out", &text), 1);
 	assert_has(text, "Your order\n  RECALL CONTINGENTS\nwas not carried out: you have no "
 			 "contingent out.");
 	free(text);
@@ -525,9 +543,9 @@ static void test_undo_and_corrections(void **state)
 	struct campaign *c = campaign(f);
 	assert_int_equal(c->phase, PHASE_RECRUITMENT);
 	campaign_free(c);
-	assert_int_equal(mails(f, FRANCE, "1450: the turn of France", NULL), 1);
-	assert_int_equal(mails(f, FRANCE, "1450: recruitment", NULL), 1);
-	assert_int_equal(mails(f, BURGUNDY, "1450: the turn of Burgundy", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The turn of France", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Recruitment", NULL), 1);
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 The turn of Burgundy", NULL), 1);
 
 	/* undo France's turn and play it again as it was: nothing is resent */
 	act(f, ENGINE_ACT_UNDO, NULL, 0, NOW + 3 * HOUR);
@@ -535,15 +553,17 @@ static void test_undo_and_corrections(void **state)
 	c = campaign(f);
 	assert_int_equal(c->phase, PHASE_RECRUITMENT);
 	campaign_free(c);
-	assert_int_equal(mails(f, FRANCE, "1450: the turn of France", NULL), 1);
-	assert_int_equal(mails(f, BURGUNDY, "1450: the turn of France", NULL), 1);
-	assert_int_equal(mails(f, FRANCE, "Corrected: 1450: the turn", NULL), 0);
-	assert_int_equal(mails(f, BURGUNDY, "Corrected: 1450: the turn", NULL), 0);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The turn of France", NULL), 1);
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 The turn of France", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Corrected: The turn", NULL), 0);
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Corrected: The turn", NULL), 0);
 	/* only the recruitment's deadline moved (it counts from the step played
 	 * again two hours later): that mail says so, first thing */
 	char *text = NULL;
-	assert_int_equal(mails(f, FRANCE, "1450: recruitment", NULL), 2);
-	assert_int_equal(mails(f, FRANCE, "Corrected: 1450: recruitment", &text), 1);
+	/* two recruitment mails: the first, and the corrected one (the word
+	 * Corrected: now comes after the tag and year, before "Recruitment") */
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Recruitment", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Corrected: Recruitment", &text), 1);
 	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
 			 "under the same subject: the organiser undid the step turn-france and it "
 			 "was played again.\nWhat changed:\n"
@@ -554,7 +574,7 @@ static void test_undo_and_corrections(void **state)
 	assert_true(strncmp(text, "Corrected: ", 11) == 0); /* the first line */
 	free(text);
 	/* the organiser's own actions are told */
-	assert_int_equal(mails(f, FRANCE, "1450: the organiser: undo", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The organiser: undo", NULL), 1);
 
 	/* undo again; France now invades Picardy instead: the turn report and
 	 * the recruitment mail are sent again, marked */
@@ -564,25 +584,26 @@ static void test_undo_and_corrections(void **state)
 	c = campaign(f);
 	assert_int_equal(c->players[1].location, 5);
 	campaign_free(c);
-	assert_int_equal(mails(f, BURGUNDY, "Corrected: 1450: the turn of France", &text), 1);
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Corrected: The turn of France", &text), 1);
 	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
 			 "under the same subject: the organiser undid the step turn-france and it "
 			 "was played again.\nWhat changed:\n");
 	assert_has(text, "  now: ");
 	assert_has(text, "Picardy");
 	free(text);
-	assert_int_equal(mails(f, FRANCE, "Corrected: 1450: the turn of France", NULL), 1);
-	assert_int_equal(mails(f, FRANCE, "1450: the turn of France", NULL), 2);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Corrected: The turn of France", NULL), 1);
+	/* with the corrected one just above, two turn reports in all */
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The turn of France", NULL), 1);
 	/* Burgundy's turn was not played again: its report is not resent */
-	assert_int_equal(mails(f, BURGUNDY, "1450: the turn of Burgundy", NULL), 1);
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 The turn of Burgundy", NULL), 1);
 	char *all = subjects(f, BURGUNDY);
-	assert_has_not(all, "Corrected: 1450: the turn of Burgundy");
+	assert_has_not(all, "1450 \u00b7 Corrected: The turn of Burgundy");
 	free(all);
 
 	/* the battle result corrected: Burgundy won. The mails made again that
 	 * differ say so; the rest are not sent twice */
 	act(f, ENGINE_ACT_BATTLE_RESULT, "BATTLE AT Calais\nWINNER burgundy\n", 0, NOW + 7 * HOUR);
-	assert_int_equal(mails(f, BURGUNDY, "Corrected: 1450: the turn of Burgundy", &text), 1);
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Corrected: The turn of Burgundy", &text), 1);
 	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
 			 "under the same subject: the organiser corrected the result of the battle "
 			 "at Calais.\nWhat changed:\n");

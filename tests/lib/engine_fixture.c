@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "lib/engine_fixture.h"
+#include "mail/mail_read.h"
 #include "lib/files.h"
 #include "lib/store_fixture.h"
 #include "base/util.h"
@@ -78,4 +79,17 @@ char *test_mail(const struct test_mail *m)
 	strbuf_puts(&sb, "Content-Type: text/plain; charset=utf-8\r\n\r\n");
 	strbuf_puts(&sb, m->body ? m->body : "");
 	return strbuf_take(&sb);
+}
+
+char *test_searchable(const char *raw, size_t len)
+{
+	struct mail_info info;
+	char *subject = NULL;
+	if (mail_read(raw, len, NULL, &info) == 0) {
+		subject = xstrdup(info.subject ? info.subject : "");
+		mail_info_free(&info);
+	}
+	char *out = xasprintf("Subject: %s\r\n%.*s", subject ? subject : "", (int)len, raw);
+	free(subject);
+	return out;
 }

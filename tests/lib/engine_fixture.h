@@ -4,6 +4,7 @@
 #ifndef CAMPAIGN_TEST_ENGINE_FIXTURE_H
 #define CAMPAIGN_TEST_ENGINE_FIXTURE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/engine.h"
@@ -45,6 +46,11 @@ int test_engine_teardown(void **state);
 enum engine_verdict test_engine_process(struct test_engine *t, uint32_t uidvalidity,
 					uint32_t uid, const char *raw, int64_t now,
 					struct engine_outcome *out);
+
+/* A queued mail as a test searches it: a first line "Subject: " with the
+ * Subject decoded (RFC 2047: ours hold a middle dot), then the raw mail
+ * unchanged. Free it. */
+char *test_searchable(const char *raw, size_t len);
 
 /* An order mail from its fields; NULL fields are left out, but for `to`
  * (TEST_ADDRESS) and `subject` ("orders"). */

@@ -13,6 +13,7 @@
 #include <libetpan/libetpan.h>
 
 #include "mail/mail_compose.h"
+#include "mail/mail_text.h"
 #include "base/util.h"
 
 /* 2024-03-01 12:34:56 UTC, a Friday. */
@@ -263,6 +264,16 @@ static void test_encode_header_text(void **state)
 	assert_string_equal(s, "one two three four five six seven eight nine ten eleven "
 			       "twelve\r\n thirteen fourteen fifteen");
 	free(s);
+	/* Our subjects: the plain words before the first one that needs
+	 * encoding stay readable (a filter on the raw header finds the tag),
+	 * the rest is encoded, and it decodes back whole. */
+	const char *subject = "[Italia94] 1495 \u00b7 Battle at Parma";
+	s = mail_compose_encode_header_text(subject, 9);
+	assert_true(strncmp(s, "[Italia94] 1495 =?UTF-8?B?", 26) == 0);
+	dec = decode_words(s);
+	assert_string_equal(dec, subject);
+	free(dec);
+	free(s);
 }
 
 static void test_quoted_printable_body(void **state)
@@ -279,26 +290,33 @@ static void test_quoted_printable_body(void **state)
 	for (int i = 0; i < 100; i++)
 		strbuf_puts(&body, "ü");
 	strbuf_puts(&body, "\nno newline at the end");
+	/* The same text as the HTML part (quoted-printable as it is) and as
+	 * the text part (format=flowed first). */
 	struct mail_address to = {NULL, "player1@example.test"};
 	struct mail_compose m = basic_message(&to);
 	m.text_body = body.data;
+	m.html_body = body.data;
 	size_t len;
 	char *raw = mail_compose(&m, &len, NULL);
 	assert_non_null(raw);
 	assert_lines(raw, len, 78);
 	const char *bodystart = strstr(raw, "\r\n\r\n") + 4;
 	assert_lines(bodystart, len - (size_t)(bodystart - raw), 76);
-	assert_non_null(strstr(bodystart, "=46rom the field"));
-	assert_non_null(strstr(bodystart, "spaces  =20\r\n"));
-	assert_non_null(strstr(bodystart, "end=09\r\n"));
-	assert_non_null(strstr(bodystart, "=3D 480"));
+	const char *html = strstr(raw, "Content-Type: text/html");
+	assert_non_null(html);
+	assert_non_null(strstr(html, "=46rom the field"));
+	assert_non_null(strstr(html, "spaces  =20\r\n"));
+	assert_non_null(strstr(html, "end=09\r\n"));
+	assert_non_null(strstr(html, "=3D 480"));
+	assert_non_null(strstr(raw, "Content-Type: text/plain; charset=UTF-8; format=flowed\r\n"));
 	assert_non_null(strstr(raw, "To: <player1@example.test>\r\n"));
 
 	struct parsed p;
 	parse_message(&p, raw, len);
+	clist *alts = p.mime->mm_data.mm_message.mm_msg_mime->mm_data.mm_multipart.mm_mp_list;
 	size_t dlen;
-	char *text = decode_part(p.mime->mm_data.mm_message.mm_msg_mime, &dlen);
-	/* Expected: the input with CRLF line ends and a final CRLF. */
+	char *text = decode_part(clist_nth_data(alts, 1), &dlen);
+	/* The HTML part: the input with CRLF line ends and a final CRLF. */
 	struct strbuf want = {0};
 	for (const char *c = body.data; *c; c++) {
 		if (*c == '\r')
@@ -312,6 +330,38 @@ static void test_quoted_printable_body(void **state)
 	assert_memory_equal(text, want.data, dlen);
 	free(text);
 	strbuf_free(&want);
+	/* The text part: no line over 72 characters but a word longer than
+	 * that, "From " space-stuffed, trailing blanks gone; unflowed it gives
+	 * back the input without them. */
+	text = decode_part(clist_nth_data(alts, 0), &dlen);
+	assert_int_equal(strncmp(text, " From the field", 15), 0);
+	for (const char *line = text; *line;) {
+		size_t n = strcspn(line, "\r\n");
+		size_t w = 0;
+		for (size_t i = 0; i < n; i++)
+			w += ((unsigned char)line[i] & 0xC0) != 0x80;
+		assert_true(w <= 73 || memchr(line, ' ', n) == NULL);
+		line += n;
+		line += strspn(line, "\r\n");
+	}
+	char *unflowed = mail_text_unflow(text, false);
+	strbuf_puts(&want, "");
+	for (const char *c = body.data; *c; c++) {
+		if (*c == '\r')
+			continue;
+		strbuf_putc(&want, *c);
+	}
+	strbuf_puts(&want, "\n");
+	char *expected = strbuf_take(&want);
+	/* "trailing spaces   " and "tab at end\t" lose their blanks */
+	char *at = strstr(expected, "spaces   \n");
+	memmove(at + 6, at + 9, strlen(at + 9) + 1);
+	at = strstr(expected, "end\t\n");
+	memmove(at + 3, at + 4, strlen(at + 4) + 1);
+	assert_string_equal(unflowed, expected);
+	free(expected);
+	free(unflowed);
+	free(text);
 	strbuf_free(&body);
 	parsed_free(&p);
 }

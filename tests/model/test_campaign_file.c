@@ -463,6 +463,41 @@ static void test_campaign_values(void **state)
 		   "organiser-plays");
 }
 
+/* The subject tag (campaign(5)): its default from the name, a key that sets
+ * it, and what it may hold. */
+static void test_campaign_tag(void **state)
+{
+	(void)state;
+	char *tag = campaign_default_tag("Italia 1494");
+	assert_string_equal(tag, "Italia94");
+	free(tag);
+	tag = campaign_default_tag("Guerre d'Italie, 1494");
+	assert_string_equal(tag, "GuerredItalie94");
+	free(tag);
+	tag = campaign_default_tag("  ");
+	assert_string_equal(tag, "Campaign");
+	free(tag);
+	struct diag_list dl = {0};
+	struct campaign *c = parse(base, &dl);
+	assert_non_null(c);
+	char *expected = campaign_default_tag(c->name);
+	assert_string_equal(c->tag, expected);
+	free(expected);
+	campaign_free(c);
+	diag_free(&dl);
+	char *text = edit(base, "[campaign]\n", "[campaign]\ntag = Club-7\n");
+	c = parse(text, &dl);
+	assert_non_null(c);
+	assert_string_equal(c->tag, "Club-7");
+	campaign_free(c);
+	diag_free(&dl);
+	free(text);
+	check_edit("[campaign]\n", "[campaign]\ntag = [Club]\n",
+		   "tag \"[Club]\" may hold only letters, digits, '-', '_' and '.'", NULL, "tag =");
+	check_edit("[campaign]\n", "[campaign]\ntag = ABCDEFGHIJKLMNOPQ\n",
+		   "tag \"ABCDEFGHIJKLMNOPQ\" is longer than 16 characters", NULL, "tag =");
+}
+
 static void test_missing_required_keys(void **state)
 {
 	(void)state;
@@ -915,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_misspelt_key_reported_once),
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_campaign_values),
+		cmocka_unit_test(test_campaign_tag),
 		cmocka_unit_test(test_missing_required_keys),
 		cmocka_unit_test(test_province_errors),
 		cmocka_unit_test(test_route_errors),

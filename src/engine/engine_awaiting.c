@@ -1,0 +1,208 @@
+/* What happens next, as mails and status views say it: whose turn it is,
+ * each player's place in the year's sequence, the deadline in the
+ * campaign's time zone, and what each player is awaited for. Reads the year's
+ * state, writes nothing (engine_year_p.h: engine_awaiting_json). */
+#include "config.h"
+
+#include "engine/engine_year_p.h"
+#include "base/timefmt.h"
+#include "base/util.h"
+#include "dbm/year.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *nation_of(const struct campaign *c, int p)
+{
+	if (p < 0 || (size_t)p >= c->player_count)
+		return "nobody";
+	const struct player *pl = &c->players[p];
+	return pl->nation ? pl->nation : pl->key;
+}
+
+static const char *ordinal_suffix(size_t n)
+{
+	if (n % 100 >= 11 && n % 100 <= 13)
+		return "th";
+	return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+static const char *pending_str(const struct year_state *st, const char *key)
+{
+	return json_string_value(json_object_get(st->pending, key));
+}
+
+/* "France", "France and Savoy", "France, Savoy and Milan" */
+static char *nation_list(const struct campaign *c, const json_t *keys)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	size_t n = json_array_size(keys);
+	for (size_t i = 0; i < n; i++) {
+		int p = campaign_find_player(c, json_string_value(json_array_get(keys, i)));
+		strbuf_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+			      nation_of(c, p));
+	}
+	return strbuf_take(&sb);
+}
+
+/* What the step asks of one player who is awaited. */
+static char *awaited_for(const struct year_state *st, const struct campaign *c)
+{
+	const char *kind = pending_str(st, "kind");
+	switch (st->step) {
+	case YEAR_TURN:
+		return xstrdup("your movement orders (INVADE, MOVE, SEND CONTINGENT or NO MOVE)");
+	case YEAR_DECISION:
+		if (kind && strcmp(kind, "allies") == 0)
+			return xasprintf("your answer to the call for allies before the battle at %s "
+					 "(ANSWER ALLIES, CONTINGENT FOR)", pending_str(st, "province"));
+		if (kind && strcmp(kind, "defence") == 0)
+			return xasprintf("your answer to the invasion of %s (IF INVADED)",
+					 pending_str(st, "province"));
+		return xasprintf("your permission for the move of %s (ALLOW or DENY PASSAGE, "
+				 "ALLOW or DENY SUPPLY)",
+				 nation_of(c, campaign_find_player(c, pending_str(st, "mover"))));
+	case YEAR_BATTLE:
+		return xasprintf("your report of the battle at %s (BATTLE AT ... with the result)",
+				 pending_str(st, "province"));
+	case YEAR_RECRUITMENT:
+		return xstrdup("your recruitment orders (RECRUIT, DISMISS, RETRIEVE GENERAL, or "
+			       "NO MOVE for none)");
+	case YEAR_VOTE:
+		return xstrdup("your vote (VOTE CONTINUE or VOTE END)");
+	case YEAR_IDLE:
+	case YEAR_ENDED:
+		break;
+	}
+	return xstrdup("nothing");
+}
+
+json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *st,
+			     const struct year_io *io, int player)
+{
+	json_t *d = json_object();
+	char step[256], when[96];
+	year_step_name(st, c, step, sizeof step);
+	json_object_set_new(d, "step", json_string(step));
+	json_object_set_new(d, "year", json_integer(c->year));
+	if (st->step == YEAR_IDLE) {
+		json_object_set_new(d, "not_started", json_true());
+		json_object_set_new(d, "now_text",
+				    json_string("The campaign has not started yet: when the "
+						"organiser starts it, the sequence of play is "
+						"rolled and sent to everyone."));
+		return d;
+	}
+	if (st->step == YEAR_ENDED) {
+		json_object_set_new(d, "ended", json_true());
+		json_object_set_new(d, "now_text", json_string("The campaign is over."));
+		return d;
+	}
+	/* the sequence of play and the player's place in it */
+	int mover = (st->step == YEAR_TURN || st->step == YEAR_DECISION ||
+		     st->step == YEAR_BATTLE) && st->turn < st->sequence_len
+			    ? st->sequence[st->turn]
+			    : -1;
+	json_t *seq = json_array();
+	size_t you_at = 0;
+	for (size_t i = 0; i < st->sequence_len; i++) {
+		int p = st->sequence[i];
+		bool done = st->step == YEAR_RECRUITMENT || st->step == YEAR_VOTE || i < st->turn;
+		json_array_append_new(seq, json_pack("{s:i, s:s, s:s, s:b, s:b, s:b}", "position",
+						     (int)i + 1, "player", c->players[p].key,
+						     "nation", nation_of(c, p), "current",
+						     mover >= 0 && i == st->turn, "done", done,
+						     "you", p == player));
+		if (p == player)
+			you_at = i + 1;
+	}
+	json_object_set_new(d, "sequence", seq);
+	struct strbuf sb = {0};
+	size_t n = st->sequence_len;
+	if (mover >= 0) {
+		json_object_set_new(d, "turn_nation", json_string(nation_of(c, mover)));
+		strbuf_printf(&sb, "It is %s turn in %d (%zu%s of %zu)",
+			      mover == player ? "your" : "", c->year, st->turn + 1,
+			      ordinal_suffix(st->turn + 1), n);
+		if (mover != player) { /* "It is Burgundy's turn" */
+			strbuf_free(&sb);
+			strbuf_printf(&sb, "It is %s's turn in %d (%zu%s of %zu)", nation_of(c, mover),
+				      c->year, st->turn + 1, ordinal_suffix(st->turn + 1), n);
+		}
+		if (st->step == YEAR_DECISION || st->step == YEAR_BATTLE) {
+			char *what = year_step_describe(st, c);
+			strbuf_printf(&sb, "; the year waits for %s", what);
+			free(what);
+		}
+		strbuf_puts(&sb, ".");
+	} else if (st->step == YEAR_RECRUITMENT) {
+		strbuf_printf(&sb, "The recruitment phase of %d: every player recruits at once.",
+			      c->year);
+	} else if (st->step == YEAR_VOTE) {
+		strbuf_printf(&sb, "The end of %d: every player votes to continue or to end the "
+				   "campaign.", c->year);
+	}
+	json_object_set_new(d, "now_text", json_string(sb.data ? sb.data : ""));
+	strbuf_free(&sb);
+
+	/* who is awaited, and the deadline */
+	json_t *aw = year_awaited(st, c, io);
+	bool you_awaited = false;
+	size_t i;
+	json_t *v;
+	json_array_foreach(aw, i, v)
+		if (player >= 0 && strcmp(json_string_value(v), c->players[player].key) == 0)
+			you_awaited = true;
+	char *list = nation_list(c, aw);
+	json_object_set_new(d, "awaited", aw);
+	json_object_set_new(d, "awaited_nations", json_string(list));
+	if (st->paused) {
+		json_object_set_new(d, "paused", json_true());
+		json_object_set_new(d, "deadline_text",
+				    json_string("The organiser has stopped the clock: no deadline "
+						"passes until it runs again."));
+	} else if (st->deadline) {
+		timefmt_local(st->deadline, c->timezone, when, sizeof when);
+		json_object_set_new(d, "deadline", json_string(when));
+		json_object_set_new(d, "deadline_epoch", json_integer(st->deadline));
+		char *t = xasprintf("Deadline: %s.", when);
+		json_object_set_new(d, "deadline_text", json_string(t));
+		free(t);
+	}
+	if (player >= 0) {
+		json_object_set_new(d, "you_awaited", json_boolean(you_awaited));
+		char *you;
+		if (you_awaited) {
+			char *what = awaited_for(st, c);
+			json_object_set_new(d, "awaited_for", json_string(what));
+			you = xasprintf("The year waits for %s.", what);
+			free(what);
+		} else if (*list) {
+			you = xasprintf("Nothing is awaited from you now; the year waits for %s.",
+					list);
+		} else {
+			you = xstrdup("Nothing is awaited from you now.");
+		}
+		json_object_set_new(d, "you_text", json_string(you));
+		free(you);
+		if (you_at) {
+			json_object_set_new(d, "your_position", json_integer((json_int_t)you_at));
+			char *place;
+			if (mover >= 0 && you_at - 1 > st->turn)
+				place = xasprintf("You play %zu%s of %zu this year, after %s.", you_at,
+						  ordinal_suffix(you_at), n,
+						  nation_of(c, st->sequence[you_at - 2]));
+			else if (mover >= 0 && you_at - 1 == st->turn)
+				place = xasprintf("You play %zu%s of %zu this year.", you_at,
+						  ordinal_suffix(you_at), n);
+			else
+				place = xasprintf("You played %zu%s of %zu this year.", you_at,
+						  ordinal_suffix(you_at), n);
+			json_object_set_new(d, "place_text", json_string(place));
+			free(place);
+		}
+	}
+	free(list);
+	return d;
+}
