@@ -53,13 +53,12 @@ int engine_forgot_password(struct engine *e, const struct campaign *c, int playe
 		out->summary = xasprintf("FORGOT PASSWORD from %s: a new password mailed to the "
 					 "registered address", pl->key);
 	}
-	char *subject = xasprintf("%s: %s", c->name ? c->name : "The campaign",
-				  limited ? "no new password yet" : "your new password");
+	char *subject = xstrdup(limited ? "No new password yet" : "Your new password");
 	/* to the registered address only, whatever the mail's From or Reply-To */
 	struct reply r = {pl->email, pl->name, subject, "forgot-password", d, info, token,
-			  MAIL_AUTO_REPLIED, NULL, 0, NULL, !limited};
+			  MAIL_AUTO_REPLIED, NULL, 0, NULL, !limited, 0};
 	/* the reply as rendered holds the password: never kept in the outcome */
-	rc = engine_queue_mail(e, &r, c->name, now, limited ? &out->reply : NULL, errstr);
+	rc = engine_queue_mail(e, &r, c, now, limited ? &out->reply : NULL, errstr);
 	if (rc == 0)
 		out->reply_to = xstrdup(pl->email);
 	if (rc == 0 && !limited)

@@ -91,9 +91,9 @@ static int queue(struct yctx *y, int player, const char *tpl, const char *subjec
 	json_decref(base);
 	char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, y->c->year);
 	struct reply r = {p->email, p->name, subject, tpl, d, NULL, token, MAIL_AUTO_GENERATED,
-			  NULL, 0, NULL, false};
+			  NULL, 0, NULL, false, 0};
 	char *err = NULL;
-	int rc = engine_queue_mail(y->e, &r, y->c->name, y->now, NULL, &err);
+	int rc = engine_queue_mail(y->e, &r, y->c, y->now, NULL, &err);
 	if (rc != 0)
 		set_err(y, err);
 	free(token);
@@ -125,7 +125,7 @@ int setup_open(struct yctx *y, struct strbuf *out, char *why, size_t why_size)
 		int cinc = rules_setup_cinc_line(&c->players[p].list);
 		if (cinc >= 0)
 			json_object_set_new(d, "cinc", json_string(c->players[p].list.types[cinc].label));
-		char *subject = xasprintf("%s: choose your field army", c->name ? c->name : "");
+		char *subject = xstrdup("Choose your field army");
 		int rc = queue(y, (int)p, "setup", subject, d);
 		free(subject);
 		json_decref(d);
@@ -287,8 +287,7 @@ int setup_apply(struct yctx *y, bool force, struct strbuf *out, char *why, size_
 			json_object_set_new(d, "start_default", json_boolean(!start_done));
 			json_object_set_new(d, "start", json_string(s.start >= 0 ?
 							c->provinces[s.start].name : ""));
-			char *subject = xasprintf("%d: the campaign started without your setup",
-						  c->year);
+			char *subject = xstrdup("The campaign started without your setup");
 			int rc = queue(y, (int)p, "setup-default", subject, d);
 			free(subject);
 			json_decref(d);

@@ -99,6 +99,7 @@ bool store_campaign_unchanged(struct store *s, const struct campaign *c, int64_t
 		    p->quiet_years != q->quiet_years || p->overlord != q->overlord ||
 		    p->status != q->status || p->movement_option != q->movement_option ||
 		    p->fought_this_year != q->fought_this_year ||
+		    p->setup_by_mail != q->setup_by_mail ||
 		    !troops_equal(&p->field, &q->field, p->list.count) ||
 		    !troops_equal(&p->reserve, &q->reserve, p->list.count))
 			return false;
