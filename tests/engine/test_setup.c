@@ -23,6 +23,7 @@
 #include "engine/engine.h"
 #include "lib/campaign_fixture.h"
 #include "lib/engine_fixture.h"
+#include "mail/mail_text.h"
 #include "lib/files.h"
 #include "mail/transport.h"
 #include "store/store.h"
@@ -141,9 +142,21 @@ static char *received(struct world *w, const char *addr)
 		char *raw = file_read_all(path, 0, NULL);
 		assert_non_null(raw);
 		if (strstr(raw, want) && strstr(raw, want) < strstr(raw, "\r\n\r\n")) {
-			char *text = qp_decode(raw);
-			strbuf_printf(&sb, "%s\n=====\n", text);
+			/* the Subject decoded, the headers, then the body as a
+			 * client shows it: quoted-printable and format=flowed undone */
+			char *subject = test_searchable(raw, strlen(raw));
+			char *eol = strchr(subject, '\n');
+			if (eol)
+				eol[1] = '\0';
+			const char *body = strstr(raw, "\r\n\r\n");
+			char *head = xstrndup(raw, (size_t)(body - raw));
+			char *text = qp_decode(body + 4);
+			char *shown = mail_text_unflow(text, false);
+			strbuf_printf(&sb, "%s%s\n\n%s\n=====\n", subject, head, shown);
+			free(shown);
 			free(text);
+			free(head);
+			free(subject);
 			unlink(path);
 		}
 		free(raw);
@@ -212,7 +225,7 @@ static void test_setup_by_mail(void **state)
 	assert_string_equal(mail, ""); /* alpha's army is in the file */
 	free(mail);
 	mail = received(w, "gil@example.org");
-	assert_int_equal(count_of(mail, "Subject: Test Campaign: choose your field army"), 1);
+	assert_int_equal(count_of(mail, "Subject: [TestCampaign] 1450 \u00b7 Choose your field army"), 1);
 	assert_has(mail, "Knights: Kn(S) Irr, 12 AP each, 2 to 24");
 	assert_has(mail, "General: Kn(S) Reg, 22 AP each, 1 to 1 (general)");
 	assert_has(mail, "Levy: Hd(I) Irr, 0.5 AP each, 0 to 10");
@@ -313,14 +326,14 @@ static void test_setup_by_mail(void **state)
 	assert_int_equal(player_field_half_ap(b), HALF_AP(480));
 	campaign_free(c);
 	mail = received(w, "bob@example.net");
-	assert_has(mail, "Subject: 1450: the campaign started without your setup");
+	assert_has(mail, "Subject: [TestCampaign] 1450 \u00b7 The campaign started without your setup");
 	assert_has(mail, "  42 Archers");
 	assert_has(mail, "Your army starts in Anjou.");
 	assert_null(strstr(mail, "(the first of your home"));
 	free(mail);
 	mail = received(w, "gil@example.org");
 	assert_null(strstr(mail, "without your setup"));
-	assert_has(mail, "the sequence of play");
+	assert_has(mail, "Subject: [TestCampaign] 1450 \u00b7 The sequence of play");
 	free(mail);
 
 	/* after the start ARMY is refused */
@@ -385,7 +398,7 @@ static void test_forgotten_password(void **state)
 	assert_null(strstr(reply, "Here it is"));
 	free(reply);
 	mail = received(w, "ann@example.org");
-	assert_int_equal(count_of(mail, "Subject: Test Campaign: your new password"), 1);
+	assert_int_equal(count_of(mail, "Subject: [TestCampaign] 1450 \u00b7 Your new password"), 1);
 	assert_has(mail, "Your old password keeps working until you use this new one");
 	assert_null(strstr(mail, ALPHA_PW));
 	char *fresh = password_in(mail);
@@ -401,7 +414,7 @@ static void test_forgotten_password(void **state)
 	assert_int_equal(send_at(w, ANN, "FORGOT PASSWORD\r\n", NOW + 3600, NULL),
 			 ENGINE_REJECTED);
 	mail = received(w, "ann@example.org");
-	assert_has(mail, "Subject: Test Campaign: no new password yet");
+	assert_has(mail, "Subject: [TestCampaign] 1450 \u00b7 No new password yet");
 	assert_has(mail, "one was already sent at");
 	assert_null(strstr(mail, fresh));
 	free(mail);
