@@ -342,8 +342,9 @@ static void test_run_missing_battle(void **state)
 	assert_int_equal(w->c->players[1].location, campaign_find_province(w->c, "Picardy"));
 }
 
-/* The dice run out at the siege roll: the run stops there, the log ends
- * before the roll that had no value. */
+/* The dice run out at the siege roll: the run stops there and nothing of
+ * the step that rolled (beta's answer, the siege) is applied; alpha's
+ * turn before it (the invasion) stands. */
 static void test_run_dice_ran_out(void **state)
 {
 	struct world *w = *state;
@@ -354,8 +355,12 @@ static void test_run_dice_ran_out(void **state)
 			 0);
 	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_FAILED);
 	assert_true(has_diag(&w->dl, 0, "the dice ran out: the roll for \"siege alpha Picardy\""));
+	assert_true(has_diag(&w->dl, 0, "nothing of the step decision-beta is applied"));
 	assert_int_equal(event_log_count(&w->log, "roll"), 0);
 	assert_int_equal(event_log_count(&w->log, "siege_round"), 0);
+	assert_int_equal(event_log_count(&w->log, "invasion"), 1);
+	assert_int_equal(event_log_count(&w->log, "defence"), 0);
+	assert_int_equal(w->c->sieges ? (int)w->c->siege_count : 0, 0);
 }
 
 /* Dice running out while the sequence of play is rolled: three players,
@@ -368,8 +373,101 @@ static void test_run_dice_ran_out_in_sequence(void **state)
 	assert_int_equal(load(w, "campaign = x\ndice = 6\n[year 1450 campaign]\n"), 0);
 	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_FAILED);
 	assert_true(has_diag(&w->dl, 2, "the roll for \"sequence of play step 2 of 2 try 1 die 1\""));
-	assert_int_equal(event_log_count(&w->log, "roll"), 1);
+	/* nothing of the start is applied: not even the first roll */
+	assert_int_equal(event_log_count(&w->log, "roll"), 0);
 	assert_int_equal(event_log_count(&w->log, "sequence_of_play"), 0);
+}
+
+/* A starting position: 1452, alpha's army before Picardy with a siege of
+ * two failed rounds, fewer troops in the field and some in the reserve,
+ * prestige, gamma its tributary. The siege goes on: 5 needed (beta's army
+ * is not inside) less the two failed rounds = 3, and a 3 takes it. */
+static void test_start_position(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 3\n"
+				 "[start]\n"
+				 "year = 1452\n"
+				 "alpha at = Picardy\n"
+				 "alpha field = 1 General, 1 Sub-general, 18 Knights, 44 Archers, 2 Skirmishers\n"
+				 "alpha reserve = 10 Archers\n"
+				 "alpha prestige = 120\n"
+				 "gamma overlord = alpha\n"
+				 "Picardy siege = alpha, 2\n"
+				 "Maine owner = gamma\n"
+				 "[year 1452 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nINVADE Picardy\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	assert_int_equal(w->c->year, 1452);
+	json_t *r = event_log_find(&w->log, "siege_round", 0);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(json_object_get(r, "year")), 1452);
+	assert_int_equal(json_integer_value(json_object_get(r, "rounds_failed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(r, "needed")), 3);
+	assert_true(json_is_true(json_object_get(r, "captured")));
+	assert_int_equal(w->c->provinces[campaign_find_province(w->c, "Picardy")].owner, 0);
+	assert_int_equal(w->c->provinces[campaign_find_province(w->c, "Maine")].owner, 2);
+	assert_int_equal(w->c->players[0].battle_prestige, 120);
+	assert_int_equal(w->c->players[0].reserve.count[3], 10);
+	assert_int_equal(w->c->players[0].field.count[3], 44);
+	assert_int_equal(w->c->players[2].overlord, 0);
+}
+
+/* A starting position play could not reach is an error at its line. */
+static void test_start_errors(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\n"
+				 "delta at = Picardy\n"
+				 "alpha at = Atlantis\n"
+				 "alpha reserve = 10 Archers\n"
+				 "beta field = 2 Knights\n"
+				 "Artois siege = gamma, 1\n"
+				 "alpha colour = red\n"
+				 "alpha overlord = beta\n"
+				 "beta overlord = alpha\n"
+				 "year = 1449\n"
+				 "[year 1450 campaign]\n"),
+			 10);
+	assert_true(has_diag(&w->dl, 3, "\"delta\" is neither a player nor a province"));
+	assert_true(has_diag(&w->dl, 4, "unknown province \"Atlantis\""));
+	assert_true(has_diag(&w->dl, 2, "alpha: field and reserve are 520 AP, more than its army's 480 AP"));
+	assert_true(has_diag(&w->dl, 2, "beta: the field army needs a general"));
+	assert_true(has_diag(&w->dl, 2, "gamma besieges Artois: its field army must be there"));
+	assert_true(has_diag(&w->dl, 8, "unknown \"alpha colour\""));
+	assert_true(has_diag(&w->dl, 2, "alpha: the tributaries make a loop"));
+	assert_true(has_diag(&w->dl, 2, "year 1449 is before the campaign's first year, 1450"));
+}
+
+/* Standing orders in a scenario are the daemon's: checked on receipt (an
+ * IF INVADED for a province not one's own is refused at its line, as the
+ * acknowledgement of a mail would refuse it) and used by the year: alpha's
+ * LOSSES FIRST pays the failed siege's 40 AP with its 2 Skirmishers (4 AP)
+ * and then 9 Archers (36 AP). */
+static void test_standing_orders_as_by_mail(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 1\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[beta]\nIF INVADED Flanders BATTLE\n"
+				 "[alpha]\nLOSSES FIRST Skirmishers, Archers\nINVADE Picardy VIA Artois\n"),
+			 0);
+	struct scenario_options opt = {.keep_going = true};
+	assert_int_equal(scenario_run(w->s, w->c, &opt, &w->log, &w->dl), SCENARIO_REFUSED);
+	assert_true(has_diag(&w->dl, 6, "beta: IF INVADED Flanders BATTLE refused: Flanders is not your province"));
+	json_t *ref = event_log_find(&w->log, "order_refused", 0);
+	assert_int_equal(json_integer_value(json_object_get(ref, "line")), 6);
+	json_t *loss = event_log_find(&w->log, "loss", 0);
+	assert_non_null(loss);
+	assert_string_equal(json_string_value(json_object_get(loss, "chosen_by")), "preference");
+	json_t *el = json_object_get(loss, "elements");
+	assert_int_equal(json_integer_value(json_object_get(el, "Skirmishers")), 2);
+	assert_int_equal(json_integer_value(json_object_get(el, "Archers")), 9);
+	assert_int_equal(json_object_size(el), 2);
 }
 
 /* A refused order with keep_going: logged and skipped; the status says so. */
@@ -421,6 +519,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_missing_battle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_dice_ran_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_dice_ran_out_in_sequence, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_position, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_standing_orders_as_by_mail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_keep_going, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
