@@ -557,6 +557,8 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 					 "next year", pkey(c, mover));
 		year_refused_instead(r, mover, text, reason, stays);
 		free(reason);
+		/* the army stays: its supply at the end of the turn all the same */
+		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
 		free(text);
 		free(passage);
 		free(supply);
@@ -570,9 +572,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 				       .passage = passage};
 		if (rules_field_move(c, &m, r->dice, r->log, &out, &why) != RULES_OK)
 			year_refused_instead(r, mover, text, why.text, stays);
-		else
-			rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice,
-					   r->log);
+		rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice, r->log);
 		break;
 	}
 	case ORDER_INVADE: {
@@ -586,6 +586,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 			came_from = NO_INDEX;
 		if (rules_invade(c, &inv, r->dice, r->log, &out, &arrived, &why) != RULES_OK) {
 			year_refused_instead(r, mover, text, why.text, stays);
+			rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
 			break;
 		}
 		rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice, r->log);
@@ -607,10 +608,14 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 		if (rules_contingent_send(c, &co, r->dice, r->log, &index, &why) != RULES_OK)
 			year_refused_instead(r, mover, text, why.text, "no contingent is sent");
 		free(troops);
+		/* 2.1: the field army's supply at the end of the player's move,
+		 * whatever option he took (here Ally: the army stays) */
+		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
 		break;
 	}
 	default:
 		event_emit(r->log, "no_move", RULE_GAME_YEAR, "{s:s}", "player", pkey(c, mover));
+		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
 		break;
 	}
 	free(text);

@@ -470,6 +470,66 @@ static void test_standing_orders_as_by_mail(void **state)
 	assert_int_equal(json_object_size(el), 2);
 }
 
+/* 2.1 Supply, "at the end of the player's move", whatever option he took:
+ * alpha's army stands in Genève (neutral, next to beta's Anjou and the
+ * neutral Outremer). NO MOVE: out of supply, a 2: 80 AP lost. The Ally
+ * option (a contingent to beta) the same. With beta's standing ALLOW
+ * SUPPLY alpha it is in supply: no roll. */
+static void test_supply_whatever_the_option(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 2\n"
+				 "[start]\nalpha at = Genève\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nNO MOVE\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *sup = event_log_find(&w->log, "supply", 0);
+	assert_non_null(sup);
+	assert_string_equal(json_string_value(json_object_get(sup, "player")), "alpha");
+	assert_false(json_is_true(json_object_get(sup, "in_supply")));
+	json_t *loss = event_log_find(&w->log, "loss", 0);
+	assert_string_equal(json_string_value(json_object_get(loss, "cause")), "out of supply");
+	assert_int_equal(json_integer_value(json_object_get(loss, "due_half_ap")), HALF_AP(80));
+	assert_int_equal(player_field_half_ap(&w->c->players[0]), HALF_AP(400));
+}
+
+static void test_supply_after_ally_option(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 3\n"
+				 "[start]\nalpha at = Genève\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nSEND CONTINGENT TO beta WITH 1 Sub-general, 2 Knights\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	assert_int_equal(event_log_count(&w->log, "contingent_sent"), 1);
+	json_t *sup = event_log_find(&w->log, "supply", 0);
+	assert_false(json_is_true(json_object_get(sup, "in_supply")));
+	json_t *loss = event_log_find(&w->log, "loss", 0);
+	assert_int_equal(json_integer_value(json_object_get(loss, "due_half_ap")), HALF_AP(120));
+	assert_int_equal(w->c->players[0].movement_option, OPTION_ALLY);
+}
+
+static void test_supply_permitted_no_roll(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\nalpha at = Genève\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[beta]\nALLOW SUPPLY alpha\n"
+				 "[alpha]\nNO MOVE\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *sup = event_log_find(&w->log, "supply", 0);
+	assert_true(json_is_true(json_object_get(sup, "in_supply")));
+	assert_int_equal(event_log_count(&w->log, "roll"), 0);
+	assert_int_equal(event_log_count(&w->log, "loss"), 0);
+}
+
 /* A refused order with keep_going: logged and skipped; the status says so. */
 static void test_run_keep_going(void **state)
 {
@@ -522,6 +582,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_start_position, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_standing_orders_as_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supply_whatever_the_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supply_after_ally_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supply_permitted_no_roll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_keep_going, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
