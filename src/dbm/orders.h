@@ -50,7 +50,11 @@ enum order_kind {
 	/* battle result reports (rules 2.2.1; dbm-rules reading 13) */
 	ORDER_BATTLE_AT, ORDER_BATTLE_WINNER, ORDER_BATTLE_CONCEDED, ORDER_BATTLE_WITHDRAWAL,
 	ORDER_BATTLE_DEMORALISED, ORDER_BATTLE_DESTROYED, ORDER_BATTLE_FLED,
-	ORDER_BATTLE_WITHDRAWN, ORDER_BATTLE_GENERAL_KILLED,
+	ORDER_BATTLE_WITHDRAWN,
+	/* the players' choices in the result (rules 2.2.1 routers rounded up or
+	 * down per type; 2.3 a negotiated ally share); GENERAL KILLED stays last */
+	ORDER_BATTLE_RETURNED, ORDER_BATTLE_SHARE,
+	ORDER_BATTLE_GENERAL_KILLED,
 	/* organiser orders: parsed here, acted on by the engine */
 	ORDER_ORG_EXTEND, ORDER_ORG_PAUSE, ORDER_ORG_RESUME, ORDER_ORG_PROCESS,
 	ORDER_ORG_PREVIEW, ORDER_ORG_COMMENT,

@@ -186,8 +186,12 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 	case ORDER_BATTLE_DESTROYED:
 	case ORDER_BATTLE_FLED:
 	case ORDER_BATTLE_WITHDRAWN:
+	case ORDER_BATTLE_RETURNED:
 		strbuf_printf(&sb, " %s %d ", orders_player_key(c, o->target), o->count);
 		put_name(&sb, label_of(c, o->target, o->type));
+		break;
+	case ORDER_BATTLE_SHARE:
+		strbuf_printf(&sb, " %s %d", orders_player_key(c, o->target), o->count);
 		break;
 	case ORDER_BATTLE_GENERAL_KILLED:
 		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));

@@ -332,6 +332,28 @@ static void parse_battle_losses(struct parser *p)
 	orders_expect_end(p, "the element");
 }
 
+/* RETURNED <player> <n> <element>: how many routers of that type come
+ * back to the force, the share rounded up or down (0 allowed). */
+static void parse_battle_returned(struct parser *p)
+{
+	if (!in_battle(p))
+		return;
+	p->o->target = orders_match_player(p, NULL, true);
+	orders_read_int(p, "number of elements", 0, 999, &p->o->count);
+	p->o->type = orders_match_label(p, p->o->target, NULL);
+	orders_expect_end(p, "the element");
+}
+
+/* SHARE <ally> <points>: the prestige share agreed with an ally. */
+static void parse_battle_share(struct parser *p)
+{
+	if (!in_battle(p))
+		return;
+	p->o->target = orders_match_player(p, NULL, true);
+	orders_read_int(p, "prestige points", 1, 10000, &p->o->count);
+	orders_expect_end(p, "the points");
+}
+
 static void parse_battle_general_killed(struct parser *p)
 {
 	if (!in_battle(p))
@@ -423,6 +445,8 @@ static const struct keyword keywords[] = {
 	{"DESTROYED", ORDER_BATTLE_DESTROYED, parse_battle_losses, 0},
 	{"FLED", ORDER_BATTLE_FLED, parse_battle_losses, 0},
 	{"WITHDRAWN", ORDER_BATTLE_WITHDRAWN, parse_battle_losses, 0},
+	{"RETURNED", ORDER_BATTLE_RETURNED, parse_battle_returned, 0},
+	{"SHARE", ORDER_BATTLE_SHARE, parse_battle_share, 0},
 	{"GENERAL KILLED", ORDER_BATTLE_GENERAL_KILLED, parse_battle_general_killed, 0},
 	{"EXTEND", ORDER_ORG_EXTEND, parse_extend, 0},
 	{"PAUSE", ORDER_ORG_PAUSE, parse_nothing, 0},

@@ -189,6 +189,9 @@ static void test_every_kind_parses(void **state)
 		"DESTROYED burgundy 3 Kn(O)\n"
 		"FLED france 2 Gendarmes\n"
 		"WITHDRAWN england 4 Longbowmen\n"
+		"RETURNED france 1 Gendarmes\n"
+		"RETURNED burgundy 0 Kn(O)\n"
+		"SHARE england 17\n"
 		"GENERAL KILLED burgundy Cv(O) general\n"
 		"END\n"
 		"Cheers, Philip\n";
@@ -274,6 +277,39 @@ static void test_every_kind_parses(void **state)
 	assert_int_equal(o->target, ENGLAND);
 	assert_int_equal(o->count, 4);
 	assert_int_equal(only(&set, ORDER_BATTLE_GENERAL_KILLED)->type, CV_GEN);
+	/* the players' choices: routers rounded per type (0 allowed), a share */
+	size_t returned = 0;
+	for (size_t i = 0; i < set.count; i++) {
+		o = &set.orders[i];
+		if (o->kind != ORDER_BATTLE_RETURNED)
+			continue;
+		assert_int_equal(o->province, CHAMPAGNE);
+		if (returned++ == 0) {
+			assert_int_equal(o->target, FRANCE);
+			assert_int_equal(o->count, 1);
+			assert_int_equal(o->type, 1);
+		} else {
+			assert_int_equal(o->target, BURGUNDY);
+			assert_int_equal(o->count, 0);
+			assert_int_equal(o->type, KN_O);
+		}
+		char *line = orders_format_one(o, c, -1);
+		assert_string_equal(line, returned == 1 ? "RETURNED france 1 Gendarmes"
+							: "RETURNED burgundy 0 Kn(O)");
+		free(line);
+	}
+	assert_int_equal(returned, 2);
+	o = only(&set, ORDER_BATTLE_SHARE);
+	assert_int_equal(o->target, ENGLAND);
+	assert_int_equal(o->count, 17);
+	char *share = orders_format_one(o, c, -1);
+	assert_string_equal(share, "SHARE england 17");
+	free(share);
+	orders_set_free(&set);
+
+	/* a share is a number of points, at least 1; RETURNED needs the element */
+	assert_int_equal(orders_parse("BATTLE AT Champagne\nSHARE england 0\n"
+				      "RETURNED france 2\n", c, -1, &set), 2);
 	orders_set_free(&set);
 }
 
