@@ -39,6 +39,8 @@ enum order_kind {
 	ORDER_HELP, ORDER_CLEAR, ORDER_CONFIRM, ORDER_END,
 	/* the year's one movement option (rules 1.4) */
 	ORDER_INVADE, ORDER_MOVE, ORDER_SEND_CONTINGENT, ORDER_NO_MOVE,
+	/* a besieged field army gives battle to its besieger (rules 2.2) */
+	ORDER_SALLY,
 	/* standing choices */
 	ORDER_RECALL_CONTINGENTS, ORDER_IF_INVADED, ORDER_IN_STORM,
 	ORDER_ALLOW_PASSAGE, ORDER_DENY_PASSAGE, ORDER_ALLOW_SUPPLY, ORDER_DENY_SUPPLY,

@@ -416,6 +416,7 @@ static const struct keyword keywords[] = {
 	{"SEND CONTINGENT", ORDER_SEND_CONTINGENT, parse_send, 0},
 	{"SEND CONTINGENTS", ORDER_SEND_CONTINGENT, parse_send, 0},
 	{"NO MOVE", ORDER_NO_MOVE, parse_nothing, 0},
+	{"SALLY", ORDER_SALLY, parse_nothing, 0},
 	{"RECALL CONTINGENTS", ORDER_RECALL_CONTINGENTS, parse_nothing, 0},
 	{"RECALL CONTINGENT", ORDER_RECALL_CONTINGENTS, parse_nothing, 0},
 	{"IF INVADED", ORDER_IF_INVADED, parse_if_invaded, 0},

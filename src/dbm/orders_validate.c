@@ -253,6 +253,15 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 	case ORDER_CONTINGENT_FOR:
 		validate_contingent(o, c, player, NULL);
 		break;
+	case ORDER_SALLY: {
+		bool besieged = false;
+		for (size_t i = 0; i < c->siege_count; i++)
+			besieged |= c->sieges[i].province == loc;
+		if (loc < 0 || c->provinces[loc].owner != player || !besieged)
+			reject(o, "your field army is not besieged in one of your cities: SALLY "
+			       "gives battle to the army besieging it");
+		break;
+	}
 	case ORDER_IF_INVADED:
 		if (o->province >= 0 && c->provinces[o->province].owner != player)
 			reject(o, "%s is not your province", orders_province_name(c, o->province));

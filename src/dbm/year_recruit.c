@@ -20,7 +20,8 @@ static bool carried(enum order_kind k, enum year_carry how)
 	case CARRY_TO_RECRUITMENT:
 		return !year_is_movement(k);
 	case CARRY_TO_CAMPAIGN:
-		return !year_is_recruitment(k) && k != ORDER_NO_MOVE && k != ORDER_VOTE;
+		return !year_is_recruitment(k) && k != ORDER_NO_MOVE && k != ORDER_SALLY &&
+		       k != ORDER_VOTE;
 	}
 	return false;
 }

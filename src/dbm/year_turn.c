@@ -613,6 +613,38 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
 		break;
 	}
+	case ORDER_SALLY: {
+		/* 2.2: the besieged army gives battle to its besieger, in its own
+		 * turn; it takes the Invade option (it attacks) */
+		int at = c->players[mover].location;
+		int besieger = NO_INDEX;
+		for (size_t i = 0; i < c->siege_count; i++)
+			if (c->sieges[i].province == at)
+				besieger = c->sieges[i].besieger;
+		if (c->players[mover].movement_option != OPTION_NONE &&
+		    c->players[mover].movement_option != OPTION_INVADE) {
+			year_refused(r, mover, text, "the movement option of this year is taken");
+			rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
+			break;
+		}
+		bool sallied = false;
+		if (besieger == NO_INDEX || !active(c, besieger) ||
+		    c->players[besieger].location != at)
+			snprintf(why.text, sizeof why.text, "no field army besieges %s",
+				 prov_name(c, at));
+		else
+			sallied = rules_siege_sally(c, mover, r->log, &why) == RULES_OK;
+		if (!sallied) {
+			year_refused(r, mover, text, why.text);
+			rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
+			break;
+		}
+		c->players[mover].movement_option = OPTION_INVADE;
+		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
+		call_allies(r, mover, besieger, at, NO_INDEX);
+		waits = true;
+		break;
+	}
 	default:
 		event_emit(r->log, "no_move", RULE_GAME_YEAR, "{s:s}", "player", pkey(c, mover));
 		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
@@ -629,7 +661,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
 {
 	struct campaign *c = r->c;
-	if (o && o->kind != ORDER_NO_MOVE) {
+	if (o && o->kind != ORDER_NO_MOVE && o->kind != ORDER_SALLY) {
 		json_t *passage = json_array(), *supply = json_array();
 		permissions_needed(r, mover, o, passage, supply);
 		json_t *asked = json_array();

@@ -221,7 +221,8 @@ static const struct scenario_section *player_section(const struct scenario_phase
  * that their routes are planned from where the armies stand then. */
 static bool turn_kind(enum order_kind k)
 {
-	return scenario_is_route_kind(k) || k == ORDER_NO_MOVE || k == ORDER_LEAVE ||
+	return scenario_is_route_kind(k) || k == ORDER_NO_MOVE || k == ORDER_SALLY ||
+	       k == ORDER_LEAVE ||
 	       k == ORDER_RECALL_CONTINGENTS;
 }
 

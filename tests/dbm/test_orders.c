@@ -313,6 +313,34 @@ static void test_every_kind_parses(void **state)
 	orders_set_free(&set);
 }
 
+/* SALLY (rules 2.2): the besieged army's movement order in its turn;
+ * refused when the army is not besieged in one of its own cities. */
+static void test_sally_order(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	int home = c->players[BURGUNDY].location;
+	orders_parse("SALLY\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 1);
+	assert_int_equal(only(&set, ORDER_SALLY)->status, ORDER_ERROR);
+	assert_non_null(strstr(only(&set, ORDER_SALLY)->error, "not besieged"));
+	orders_set_free(&set);
+	grow_array((void **)&c->sieges, &c->siege_cap, 1, sizeof *c->sieges);
+	c->sieges[0] = (struct siege){.province = home, .besieger = FRANCE};
+	c->siege_count = 1;
+	orders_parse("SALLY\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 0);
+	char *line = orders_format_one(only(&set, ORDER_SALLY), c, BURGUNDY);
+	assert_string_equal(line, "SALLY");
+	free(line);
+	orders_set_free(&set);
+	/* one movement option: SALLY and NO MOVE do not go together */
+	orders_parse("SALLY\nNO MOVE\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 1);
+	orders_set_free(&set);
+	c->siege_count = 0;
+}
+
 static void test_organiser_orders(void **state)
 {
 	struct campaign *c = *state;
@@ -1329,6 +1357,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ack_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sally_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

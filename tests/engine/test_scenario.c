@@ -530,6 +530,53 @@ static void test_supply_permitted_no_roll(void **state)
 	assert_int_equal(event_log_count(&w->log, "loss"), 0);
 }
 
+/* 2.2 sieges both ways, from a position: beta's army besieged in its
+ * Picardy by alpha (one failed round). Beta's SALLY in its own turn gives
+ * battle to the besieger; beta wins: the siege is lifted and alpha
+ * retreats to Artois. Gamma, not besieged, is refused on receipt. */
+static void test_sally(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\nalpha at = Picardy\nbeta at = Picardy\n"
+				 "Picardy siege = alpha, 1\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = beta, alpha, gamma\n"
+				 "[beta]\nSALLY\n"
+				 "[gamma]\nSALLY\n"
+				 "[battle Picardy]\nWINNER beta\nDEMORALISED alpha General, Sub-general\n"),
+			 0);
+	struct scenario_options opt = {.keep_going = true};
+	assert_int_equal(scenario_run(w->s, w->c, &opt, &w->log, &w->dl), SCENARIO_REFUSED);
+	json_t *sally = event_log_find(&w->log, "sally", 0);
+	assert_string_equal(json_string_value(json_object_get(sally, "besieger")), "alpha");
+	json_t *b = event_log_find(&w->log, "battle", 0);
+	assert_string_equal(json_string_value(json_object_get(b, "winner")), "beta");
+	assert_int_equal(event_log_count(&w->log, "siege_lifted"), 1);
+	assert_int_equal(w->c->siege_count, 0);
+	assert_int_equal(w->c->players[0].location, campaign_find_province(w->c, "Artois"));
+	assert_int_equal(w->c->players[1].movement_option, OPTION_INVADE);
+	assert_true(has_diag(&w->dl, 11, "gamma: SALLY refused: your field army is not besieged"));
+}
+
+/* A besieged army cannot move away nor slip a contingent past the
+ * besieger (refused when carried out, with the order's line). */
+static void test_besieged_stays(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\nalpha at = Picardy\nbeta at = Picardy\ngamma at = Maine\n"
+				 "Picardy siege = alpha, 1\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = beta, alpha, gamma\n"
+				 "[beta]\nSEND CONTINGENT TO gamma WITH 1 Sub-general, 2 Knights\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_REFUSED);
+	assert_true(has_diag(&w->dl, 10, "no contingent can slip past the besieger"));
+	assert_int_equal(event_log_count(&w->log, "contingent_sent"), 0);
+	assert_int_equal(w->c->contingent_count, 0);
+}
+
 /* A refused order with keep_going: logged and skipped; the status says so. */
 static void test_run_keep_going(void **state)
 {
@@ -585,6 +632,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_supply_whatever_the_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supply_after_ally_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supply_permitted_no_roll, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sally, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_besieged_stays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_keep_going, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
