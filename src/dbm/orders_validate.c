@@ -246,6 +246,20 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 		validate_route(o, c, player, ORDERS_MAX_STAGES, "");
 		break;
 	case ORDER_SEND_CONTINGENT:
+		/* as rules_contingent_check: none slips past a besieger (2.2) */
+		for (size_t i = 0; i < c->siege_count && loc >= 0; i++) {
+			int b = c->sieges[i].besieger;
+			if (c->sieges[i].province == loc && c->provinces[loc].owner == player &&
+			    b != player && b >= 0 && c->players[b].status == PLAYER_ACTIVE &&
+			    c->players[b].location == loc) {
+				reject(o, "your field army is besieged in %s: no contingent can slip "
+				       "past the besieger (SALLY gives battle)",
+				       orders_province_name(c, loc));
+				break;
+			}
+		}
+		if (o->status != ORDER_OK)
+			break;
 		validate_contingent(o, c, player, committed);
 		if (o->target >= 0 && o->status == ORDER_OK)
 			validate_route(o, c, player, ORDERS_NORMAL_STAGES, "contingents");

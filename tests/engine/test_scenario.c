@@ -560,7 +560,7 @@ static void test_sally(void **state)
 }
 
 /* A besieged army cannot move away nor slip a contingent past the
- * besieger (refused when carried out, with the order's line). */
+ * besieger: refused on receipt by the order check, as the rules would. */
 static void test_besieged_stays(void **state)
 {
 	struct world *w = *state;
@@ -572,7 +572,7 @@ static void test_besieged_stays(void **state)
 				 "[beta]\nSEND CONTINGENT TO gamma WITH 1 Sub-general, 2 Knights\n"),
 			 0);
 	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_REFUSED);
-	assert_true(has_diag(&w->dl, 10, "no contingent can slip past the besieger"));
+	assert_true(has_diag(&w->dl, 10, "beta: SEND CONTINGENT TO gamma WITH 1 Sub-general, 2 Knights refused: your field army is besieged in Picardy: no contingent can slip past the besieger"));
 	assert_int_equal(event_log_count(&w->log, "contingent_sent"), 0);
 	assert_int_equal(w->c->contingent_count, 0);
 }
