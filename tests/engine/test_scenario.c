@@ -577,6 +577,35 @@ static void test_besieged_stays(void **state)
 	assert_int_equal(w->c->contingent_count, 0);
 }
 
+/* 3.1 "To retrieve a general from the reserve in the campaign phase you
+ * must transfer the equivalent value of troops to the reserve": alpha's
+ * Sub-general (22 AP) comes back at once, paid with 6 Archers (24 AP, its
+ * LOSSES FIRST), and is no recruit: the recruitment phase recruits
+ * nothing for alpha. */
+static void test_general_in_campaign_phase(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\n"
+				 "alpha field = 1 General, 18 Knights, 54 Archers, 2 Skirmishers\n"
+				 "alpha reserve = 1 Sub-general\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nLOSSES FIRST Archers\nRETRIEVE GENERAL Sub-general\n"
+				 "[year 1450 recruitment]\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *g = event_log_find(&w->log, "general_retrieved", 0);
+	assert_non_null(g);
+	assert_string_equal(json_string_value(json_object_get(g, "phase")), "campaign");
+	const struct player *a = &w->c->players[0];
+	assert_int_equal(a->field.count[1], 1);
+	assert_int_equal(a->reserve.count[1], 0);
+	assert_int_equal(a->reserve.count[3], 6);
+	assert_int_equal(a->field.count[3], 48);
+	assert_int_equal(event_log_count(&w->log, "recruit"), 0);
+}
+
 /* A refused order with keep_going: logged and skipped; the status says so. */
 static void test_run_keep_going(void **state)
 {
@@ -634,6 +663,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_supply_permitted_no_roll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sally, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_besieged_stays, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_general_in_campaign_phase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_keep_going, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
