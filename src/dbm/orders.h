@@ -47,6 +47,8 @@ enum order_kind {
 	ORDER_ANSWER_ALLIES, ORDER_CONTINGENT_FOR, ORDER_LOSSES_FIRST, ORDER_RETREAT_PREFER,
 	/* recruitment (rules 3.1) */
 	ORDER_RECRUIT, ORDER_DISMISS, ORDER_RETRIEVE_GENERAL,
+	/* changing your army: reserve troops for others of the list (3.1) */
+	ORDER_EXCHANGE,
 	/* tributaries, campaign end, leaving (rules 3.2) */
 	ORDER_TRIBUTARY_OF, ORDER_ACCEPT_TRIBUTARY, ORDER_RENOUNCE, ORDER_VOTE, ORDER_LEAVE,
 	/* battle result reports (rules 2.2.1; dbm-rules reading 13) */

@@ -164,6 +164,14 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 		strbuf_putc(&sb, ' ');
 		put_name(&sb, label_of(c, player, o->type));
 		break;
+	case ORDER_EXCHANGE:
+		strbuf_printf(&sb, " %d ", o->count);
+		put_name(&sb, label_of(c, player, o->type));
+		if (o->item_count) {
+			strbuf_printf(&sb, " FOR %d ", o->items[0].count);
+			put_name(&sb, label_of(c, player, o->items[0].type));
+		}
+		break;
 	case ORDER_LEAVE:
 		if (o->arg)
 			strbuf_printf(&sb, " REPLACEMENT %s", o->arg);

@@ -247,6 +247,28 @@ static void parse_count_label(struct parser *p)
 	orders_expect_end(p, "the element");
 }
 
+/* EXCHANGE <n> <element> FOR <n> <element>: reserve troops (count, type)
+ * changed for others of the list (items[0]). */
+static void parse_exchange(struct parser *p)
+{
+	static const char *const stops[] = {"FOR", NULL};
+	int player = orders_require_player(p);
+	orders_read_int(p, "number of elements", 1, 999, &p->o->count);
+	p->o->type = orders_match_label(p, player, stops);
+	if (orders_failed(p))
+		return;
+	if (!orders_accept(p, "FOR")) {
+		orders_fail(p, "write EXCHANGE <n> <element> FOR <n> <element>");
+		return;
+	}
+	int n = 0;
+	orders_read_int(p, "number of elements", 1, 999, &n);
+	int type = orders_match_label(p, player, NULL);
+	if (!orders_failed(p))
+		orders_push_item(p->o, n, type);
+	orders_expect_end(p, "the element");
+}
+
 static void parse_retrieve_general(struct parser *p)
 {
 	int player = orders_require_player(p);
@@ -431,6 +453,7 @@ static const struct keyword keywords[] = {
 	{"RETREAT PREFER", ORDER_RETREAT_PREFER, parse_retreat_prefer, 0},
 	{"RECRUIT", ORDER_RECRUIT, parse_count_label, 0},
 	{"DISMISS", ORDER_DISMISS, parse_count_label, 0},
+	{"EXCHANGE", ORDER_EXCHANGE, parse_exchange, 0},
 	{"RETRIEVE GENERAL", ORDER_RETRIEVE_GENERAL, parse_retrieve_general, 0},
 	{"TRIBUTARY OF", ORDER_TRIBUTARY_OF, parse_target_player, 0},
 	{"ACCEPT TRIBUTARY", ORDER_ACCEPT_TRIBUTARY, parse_target_player, 0},

@@ -136,7 +136,8 @@ bool orders_kind_is_movement(enum order_kind k)
 
 bool orders_kind_is_recruitment(enum order_kind k)
 {
-	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL;
+	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL ||
+	       k == ORDER_EXCHANGE;
 }
 
 bool order_kind_is_kept(enum order_kind k)

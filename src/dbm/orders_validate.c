@@ -140,6 +140,21 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 	char b1[16], b2[16];
 	if (!pl->field.count || !pl->reserve.count)
 		goto done;
+	/* troops the same mail puts into the reserve before the recruits
+	 * (DISMISS, then EXCHANGE, then RECRUIT) may be recruited */
+	int *incoming = xcalloc(n + 1, sizeof *incoming);
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= n)
+			continue;
+		if (o->kind == ORDER_DISMISS)
+			incoming[o->type] += o->count;
+		else if (o->kind == ORDER_EXCHANGE && o->item_count > 0 && o->items[0].type >= 0 &&
+			 (size_t)o->items[0].type < n) {
+			incoming[o->type] -= o->count;
+			incoming[o->items[0].type] += o->items[0].count;
+		}
+	}
 
 	for (size_t i = 0; i < set->count; i++) {
 		struct order *o = &set->orders[i];
@@ -147,9 +162,10 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 			continue;
 		const struct element_type *t = &pl->list.types[o->type];
 		int field = pl->field.count[o->type], reserve = pl->reserve.count[o->type];
+		int reserve_then = reserve + incoming[o->type];
 		if (o->kind == ORDER_RECRUIT) {
-			if (recruit[o->type] + retrieve[o->type] + o->count > reserve) {
-				reject(o, "only %d %s in your reserve", reserve - recruit[o->type] -
+			if (recruit[o->type] + retrieve[o->type] + o->count > reserve_then) {
+				reject(o, "only %d %s in your reserve", reserve_then - recruit[o->type] -
 				       retrieve[o->type], t->label);
 				continue;
 			}
@@ -173,6 +189,13 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 			}
 			spent += cost;
 			recruit[o->type] += o->count;
+		} else if (o->kind == ORDER_EXCHANGE) {
+			/* this line's own give is in reserve_then already */
+			if (reserve_then < 0) {
+				reject(o, "only %d %s in your reserve to exchange",
+				       reserve_then + o->count, t->label);
+				continue;
+			}
 		} else if (o->kind == ORDER_DISMISS) {
 			if (dismiss[o->type] + o->count > field) {
 				reject(o, "only %d %s in your field army", field - dismiss[o->type],
@@ -212,6 +235,7 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 			break;
 		}
 	}
+	free(incoming);
 done:
 	free(recruit);
 	free(dismiss);

@@ -251,7 +251,8 @@ bool year_is_movement(enum order_kind k)
 
 bool year_is_recruitment(enum order_kind k)
 {
-	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL;
+	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL ||
+	       k == ORDER_EXCHANGE;
 }
 
 const struct order *year_find_kind(const struct order_set *set, enum order_kind k)

@@ -427,7 +427,7 @@ static const char *kind_placement(enum order_kind k, int phase, bool *warn)
 	case ORDER_SALLY:
 	case ORDER_RECALL_CONTINGENTS:
 		return phase == PHASE_CAMPAIGN ? NULL : "belongs in a [year N campaign] section";
-	case ORDER_RECRUIT: case ORDER_DISMISS: case ORDER_RENOUNCE:
+	case ORDER_RECRUIT: case ORDER_DISMISS: case ORDER_RENOUNCE: case ORDER_EXCHANGE:
 		return phase == PHASE_RECRUITMENT ? NULL
 						   : "belongs in a [year N recruitment] section";
 	case ORDER_PASSWORD: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP:

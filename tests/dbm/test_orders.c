@@ -341,6 +341,28 @@ static void test_sally_order(void **state)
 	c->siege_count = 0;
 }
 
+/* EXCHANGE (rules 3.1, changing your army): reserve troops for others of
+ * the list; formatted back as written. */
+static void test_exchange_order(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	orders_parse("EXCHANGE 2 Ax(O) FOR 1 Ps(O)\nEXCHANGE 2 Ax(O)\n", c, BURGUNDY, &set);
+	const struct order *o = &set.orders[0];
+	assert_int_equal(o->kind, ORDER_EXCHANGE);
+	assert_int_equal(o->status, ORDER_OK);
+	assert_int_equal(o->count, 2);
+	assert_int_equal(o->type, AX_O);
+	assert_int_equal(o->item_count, 1);
+	assert_int_equal(o->items[0].count, 1);
+	assert_int_equal(o->items[0].type, PS_O);
+	char *line = orders_format_one(o, c, BURGUNDY);
+	assert_string_equal(line, "EXCHANGE 2 Ax(O) FOR 1 Ps(O)");
+	free(line);
+	assert_int_equal(set.orders[1].status, ORDER_ERROR);
+	orders_set_free(&set);
+}
+
 static void test_organiser_orders(void **state)
 {
 	struct campaign *c = *state;
@@ -1358,6 +1380,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sally_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchange_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -606,6 +606,34 @@ static void test_general_in_campaign_phase(void **state)
 	assert_int_equal(event_log_count(&w->log, "recruit"), 0);
 }
 
+/* 3.1 "Changing your army": alpha's 6 Archers in reserve (24 AP) are
+ * exchanged for 2 Knights (24 AP), which the same mail recruits (24 AP of
+ * 40 allowed); then 4 Archers dismissed and exchanged for 1 Knights in
+ * one mail. An exchange worth more than what it gives is refused. */
+static void test_exchange_reserve(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\n"
+				 "alpha field = 1 General, 1 Sub-general, 18 Knights, 48 Archers, 2 Skirmishers\n"
+				 "alpha reserve = 6 Archers\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[year 1450 recruitment]\n"
+				 "[alpha]\nEXCHANGE 6 Archers FOR 2 Knights\nRECRUIT 2 Knights\n"
+				 "[beta]\nEXCHANGE 1 Archers FOR 1 Knights\n"),
+			 0);
+	struct scenario_options opt = {.keep_going = true};
+	assert_int_equal(scenario_run(w->s, w->c, &opt, &w->log, &w->dl), SCENARIO_REFUSED);
+	const struct player *a = &w->c->players[0];
+	assert_int_equal(a->field.count[2], 20);
+	assert_int_equal(a->reserve.count[2], 0);
+	assert_int_equal(a->reserve.count[3], 0);
+	assert_int_equal(event_log_count(&w->log, "reserve_changed"), 1);
+	/* beta has no Archers in reserve: refused on receipt */
+	assert_true(has_diag(&w->dl, 12, "beta: EXCHANGE 1 Archers FOR 1 Knights refused: only 0 Archers in your reserve to exchange"));
+}
+
 /* A refused order with keep_going: logged and skipped; the status says so. */
 static void test_run_keep_going(void **state)
 {
@@ -664,6 +692,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sally, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_besieged_stays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_general_in_campaign_phase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchange_reserve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_keep_going, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
