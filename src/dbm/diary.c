@@ -437,6 +437,17 @@ static bool fold(struct year_builder *b, const json_t *ev, const char *kind)
 					    elements_list(json_object_get(ev, "elements")));
 			json_object_set_new(b->last_narrated, "paid_in_full",
 					    json_incref(json_object_get(ev, "paid_in_full")));
+			/* what could not be paid: the force had no more to lose */
+			if (!json_is_true(json_object_get(ev, "paid_in_full"))) {
+				json_object_set_new(b->last_narrated, "loss_short", json_true());
+				json_object_set_new(b->last_narrated, "loss_due_ap",
+						    half_ap_to_json((int)json_integer_value(
+							    json_object_get(ev, "due_half_ap"))));
+			}
+			const char *with = json_string_value(json_object_get(ev, "with"));
+			if (with)
+				json_object_set_new(b->last_narrated, "loss_with",
+						    player_ref_by_key(c, with));
 			return true;
 		}
 	}

@@ -40,6 +40,8 @@ enum order_kind {
 	ORDER_FORGOT_PASSWORD,   /* from the registered address, without PLAYER */
 	/* the year's one movement option (rules 1.4) */
 	ORDER_INVADE, ORDER_MOVE, ORDER_SEND_CONTINGENT, ORDER_NO_MOVE,
+	/* a besieged field army gives battle to its besieger (rules 2.2) */
+	ORDER_SALLY,
 	/* standing choices */
 	ORDER_RECALL_CONTINGENTS, ORDER_IF_INVADED, ORDER_IN_STORM,
 	ORDER_ALLOW_PASSAGE, ORDER_DENY_PASSAGE, ORDER_ALLOW_SUPPLY, ORDER_DENY_SUPPLY,
@@ -48,12 +50,18 @@ enum order_kind {
 	ORDER_RECRUIT, ORDER_DISMISS, ORDER_RETRIEVE_GENERAL,
 	/* setting up by mail, before the campaign starts (rules 1.3) */
 	ORDER_ARMY, ORDER_START_IN,
+	/* changing your army: reserve troops for others of the list (3.1) */
+	ORDER_EXCHANGE,
 	/* tributaries, campaign end, leaving (rules 3.2) */
 	ORDER_TRIBUTARY_OF, ORDER_ACCEPT_TRIBUTARY, ORDER_RENOUNCE, ORDER_VOTE, ORDER_LEAVE,
 	/* battle result reports (rules 2.2.1; dbm-rules reading 13) */
 	ORDER_BATTLE_AT, ORDER_BATTLE_WINNER, ORDER_BATTLE_CONCEDED, ORDER_BATTLE_WITHDRAWAL,
 	ORDER_BATTLE_DEMORALISED, ORDER_BATTLE_DESTROYED, ORDER_BATTLE_FLED,
-	ORDER_BATTLE_WITHDRAWN, ORDER_BATTLE_GENERAL_KILLED,
+	ORDER_BATTLE_WITHDRAWN,
+	/* the players' choices in the result (rules 2.2.1 routers rounded up or
+	 * down per type; 2.3 a negotiated ally share); GENERAL KILLED stays last */
+	ORDER_BATTLE_RETURNED, ORDER_BATTLE_SHARE,
+	ORDER_BATTLE_GENERAL_KILLED,
 	/* organiser orders: parsed here, acted on by the engine */
 	ORDER_ORG_EXTEND, ORDER_ORG_PAUSE, ORDER_ORG_RESUME, ORDER_ORG_PROCESS,
 	ORDER_ORG_PREVIEW, ORDER_ORG_COMMENT,

@@ -172,6 +172,14 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 		strbuf_putc(&sb, ' ');
 		put_name(&sb, orders_province_name(c, o->province));
 		break;
+	case ORDER_EXCHANGE:
+		strbuf_printf(&sb, " %d ", o->count);
+		put_name(&sb, label_of(c, player, o->type));
+		if (o->item_count) {
+			strbuf_printf(&sb, " FOR %d ", o->items[0].count);
+			put_name(&sb, label_of(c, player, o->items[0].type));
+		}
+		break;
 	case ORDER_LEAVE:
 		if (o->arg)
 			strbuf_printf(&sb, " REPLACEMENT %s", o->arg);
@@ -196,6 +204,13 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 	case ORDER_BATTLE_WITHDRAWN:
 		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));
 		put_items(&sb, o, c, o->target, true);
+		break;
+	case ORDER_BATTLE_RETURNED:
+		strbuf_printf(&sb, " %s %d ", orders_player_key(c, o->target), o->count);
+		put_name(&sb, label_of(c, o->target, o->type));
+		break;
+	case ORDER_BATTLE_SHARE:
+		strbuf_printf(&sb, " %s %d", orders_player_key(c, o->target), o->count);
 		break;
 	case ORDER_BATTLE_GENERAL_KILLED:
 		strbuf_printf(&sb, " %s ", orders_player_key(c, o->target));
@@ -416,7 +431,8 @@ static void defence_notes(const struct order *o, const struct campaign *c, int p
 }
 
 /* RECRUIT and RETRIEVE GENERAL: what the line costs and the running total
- * against the allowance (*spent: the lines before it, in the same list). */
+ * against the allowance (*spent: the lines before it, in the same list); a
+ * general retrieved in the campaign phase is paid with troops instead. */
 static void recruit_notes(const struct order *o, const struct campaign *c, int player,
 			  int *spent, json_t *notes)
 {
@@ -425,9 +441,18 @@ static void recruit_notes(const struct order *o, const struct campaign *c, int p
 		return;
 	const struct element_type *t = &pl->list.types[o->type];
 	int cost = (o->kind == ORDER_RETRIEVE_GENERAL ? 1 : o->count) * t->cost_half_ap;
-	*spent += cost;
 	int provinces = player_province_count(c, player);
 	char b1[16], b2[16], b3[16];
+	if (o->kind == ORDER_RETRIEVE_GENERAL && c->phase != PHASE_RECRUITMENT) {
+		/* 3.1: not a recruit, the allowance is untouched */
+		note(notes, "comes at the next step between turns: troops worth at least %s AP "
+			    "go to the reserve in exchange at once (your LOSSES FIRST, else as for "
+			    "any generic loss); not a recruit, the recruitment allowance is "
+			    "untouched",
+		     half_ap_format(cost, b1));
+		return;
+	}
+	*spent += cost;
 	note(notes, "%s%s AP; %s AP of your allowance of %s AP counted so far (10 AP for each of "
 		    "your %d province%s)",
 	     o->kind == ORDER_RETRIEVE_GENERAL

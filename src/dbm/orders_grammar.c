@@ -267,6 +267,28 @@ static void parse_start_in(struct parser *p)
 	orders_expect_end(p, "the province");
 }
 
+/* EXCHANGE <n> <element> FOR <n> <element>: reserve troops (count, type)
+ * changed for others of the list (items[0]). */
+static void parse_exchange(struct parser *p)
+{
+	static const char *const stops[] = {"FOR", NULL};
+	int player = orders_require_player(p);
+	orders_read_int(p, "number of elements", 1, 999, &p->o->count);
+	p->o->type = orders_match_label(p, player, stops);
+	if (orders_failed(p))
+		return;
+	if (!orders_accept(p, "FOR")) {
+		orders_fail(p, "write EXCHANGE <n> <element> FOR <n> <element>");
+		return;
+	}
+	int n = 0;
+	orders_read_int(p, "number of elements", 1, 999, &n);
+	int type = orders_match_label(p, player, NULL);
+	if (!orders_failed(p))
+		orders_push_item(p->o, n, type);
+	orders_expect_end(p, "the element");
+}
+
 static void parse_retrieve_general(struct parser *p)
 {
 	int player = orders_require_player(p);
@@ -365,6 +387,28 @@ static void parse_battle_losses(struct parser *p)
 	} while (!orders_failed(p) && !orders_at_end(p));
 }
 
+/* RETURNED <player> <n> <element>: how many routers of that type come
+ * back to the force, the share rounded up or down (0 allowed). */
+static void parse_battle_returned(struct parser *p)
+{
+	if (!in_battle(p))
+		return;
+	p->o->target = orders_match_player(p, NULL, true);
+	orders_read_int(p, "number of elements", 0, 999, &p->o->count);
+	p->o->type = orders_match_label(p, p->o->target, NULL);
+	orders_expect_end(p, "the element");
+}
+
+/* SHARE <ally> <points>: the prestige share agreed with an ally. */
+static void parse_battle_share(struct parser *p)
+{
+	if (!in_battle(p))
+		return;
+	p->o->target = orders_match_player(p, NULL, true);
+	orders_read_int(p, "prestige points", 1, 10000, &p->o->count);
+	orders_expect_end(p, "the points");
+}
+
 /* GENERAL KILLED <player> <general's element>, ... */
 static void parse_battle_general_killed(struct parser *p)
 {
@@ -435,6 +479,7 @@ static const struct keyword keywords[] = {
 	{"SEND CONTINGENT", ORDER_SEND_CONTINGENT, parse_send, 0},
 	{"SEND CONTINGENTS", ORDER_SEND_CONTINGENT, parse_send, 0},
 	{"NO MOVE", ORDER_NO_MOVE, parse_nothing, 0},
+	{"SALLY", ORDER_SALLY, parse_nothing, 0},
 	{"RECALL CONTINGENTS", ORDER_RECALL_CONTINGENTS, parse_nothing, 0},
 	{"RECALL CONTINGENT", ORDER_RECALL_CONTINGENTS, parse_nothing, 0},
 	{"IF INVADED", ORDER_IF_INVADED, parse_if_invaded, 0},
@@ -449,6 +494,7 @@ static const struct keyword keywords[] = {
 	{"RETREAT PREFER", ORDER_RETREAT_PREFER, parse_retreat_prefer, 0},
 	{"RECRUIT", ORDER_RECRUIT, parse_count_label, 0},
 	{"DISMISS", ORDER_DISMISS, parse_count_label, 0},
+	{"EXCHANGE", ORDER_EXCHANGE, parse_exchange, 0},
 	{"RETRIEVE GENERAL", ORDER_RETRIEVE_GENERAL, parse_retrieve_general, 0},
 	{"ARMY", ORDER_ARMY, parse_army, 0},
 	{"START IN", ORDER_START_IN, parse_start_in, 0},
@@ -466,6 +512,8 @@ static const struct keyword keywords[] = {
 	{"DESTROYED", ORDER_BATTLE_DESTROYED, parse_battle_losses, 0},
 	{"FLED", ORDER_BATTLE_FLED, parse_battle_losses, 0},
 	{"WITHDRAWN", ORDER_BATTLE_WITHDRAWN, parse_battle_losses, 0},
+	{"RETURNED", ORDER_BATTLE_RETURNED, parse_battle_returned, 0},
+	{"SHARE", ORDER_BATTLE_SHARE, parse_battle_share, 0},
 	{"GENERAL KILLED", ORDER_BATTLE_GENERAL_KILLED, parse_battle_general_killed, 0},
 	{"EXTEND", ORDER_ORG_EXTEND, parse_extend, 0},
 	{"PAUSE", ORDER_ORG_PAUSE, parse_nothing, 0},

@@ -131,12 +131,13 @@ void orders_mask_everywhere(struct order_set *set, const char *secret)
 bool orders_kind_is_movement(enum order_kind k)
 {
 	return k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
-	       k == ORDER_NO_MOVE;
+	       k == ORDER_NO_MOVE || k == ORDER_SALLY;
 }
 
 bool orders_kind_is_recruitment(enum order_kind k)
 {
-	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL;
+	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL ||
+	       k == ORDER_EXCHANGE;
 }
 
 bool order_kind_is_kept(enum order_kind k)

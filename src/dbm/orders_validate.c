@@ -130,12 +130,23 @@ static void validate_contingent(struct order *o, const struct campaign *c, int p
 }
 
 /* The recruitment counted in full, as it is applied at the end of the
- * recruitment phase (rules 3.1; rules_dismiss then rules_recruit_check, to
- * which this must keep agreeing): every DISMISS first, then every RECRUIT
- * and RETRIEVE GENERAL in the order written (a general taken from the
- * reserve is recruited like other troops, against the allowance), then the
- * list minimums. A line that cannot be paid for, or breaks a limit, is
- * refused with the reason; the lines kept are what will be applied. */
+ * recruitment phase (rules 3.1; rules_dismiss, rules_change_reserve then
+ * rules_recruit_check, to which this must keep agreeing): every DISMISS
+ * first, then every EXCHANGE (reserve troops changed for others of the
+ * list), then every RECRUIT and RETRIEVE GENERAL in the order written (in
+ * the recruitment phase a general taken from the reserve is recruited like
+ * other troops, against the allowance), then the list minimums. A RETRIEVE
+ * GENERAL sent in the campaign phase is not a recruit: the general comes at
+ * the next step between turns, paid with troops of his value sent to the
+ * reserve (year_between_steps), so only the reserve is checked. A line that
+ * cannot be paid for, or breaks a limit, is refused with the reason; the
+ * lines kept are what will be applied. */
+static bool counted_recruit(const struct order *o, const struct campaign *c)
+{
+	return o->kind == ORDER_RECRUIT ||
+	       (o->kind == ORDER_RETRIEVE_GENERAL && c->phase == PHASE_RECRUITMENT);
+}
+
 static void validate_recruitment(struct order_set *set, const struct campaign *c, int player)
 {
 	const struct player *pl = &c->players[player];
@@ -164,6 +175,20 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 	int allowance = ORDERS_RECRUIT_HALF_AP_PER_PROVINCE * provinces;
 	char b1[16], b2[16], b3[16];
 
+	/* a general retrieved in the campaign phase leaves the reserve at
+	 * once, before anything of the recruitment phase */
+	for (size_t i = 0; c->phase != PHASE_RECRUITMENT && i < set->count; i++) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->kind != ORDER_RETRIEVE_GENERAL || o->type < 0 ||
+		    (size_t)o->type >= n)
+			continue;
+		if (reserve[o->type] < 1) {
+			reject(o, "no %s in your reserve", pl->list.types[o->type].label);
+			continue;
+		}
+		reserve[o->type]--;
+	}
+
 	int generals = troops_generals(&pl->list, &pl->field);
 	for (size_t i = 0; i < set->count; i++) {
 		struct order *o = &set->orders[i];
@@ -190,11 +215,29 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 		army -= dismiss[i] * pl->list.types[i].cost_half_ap;
 	}
 
+	/* EXCHANGE: the reserve, dismissed troops included, changed for other
+	 * troops of the list before the recruits (the value and the list's
+	 * limits are checked by rules_change_reserve when it is applied) */
+	for (size_t i = 0; i < set->count; i++) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->kind != ORDER_EXCHANGE || o->type < 0 ||
+		    (size_t)o->type >= n || o->item_count < 1 || o->items[0].type < 0 ||
+		    (size_t)o->items[0].type >= n)
+			continue;
+		if (o->count > reserve[o->type]) {
+			reject(o, "only %d %s in your reserve to exchange", reserve[o->type],
+			       pl->list.types[o->type].label);
+			continue;
+		}
+		reserve[o->type] -= o->count;
+		reserve[o->items[0].type] += o->items[0].count;
+	}
+
 	int spent = 0;
 	for (size_t i = 0; i < set->count; i++) {
 		struct order *o = &set->orders[i];
 		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= n ||
-		    (o->kind != ORDER_RECRUIT && o->kind != ORDER_RETRIEVE_GENERAL))
+		    !counted_recruit(o, c))
 			continue;
 		const struct element_type *t = &pl->list.types[o->type];
 		bool general = o->kind == ORDER_RETRIEVE_GENERAL;
@@ -245,7 +288,7 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 	for (size_t i = set->count; short_type >= 0 && i-- > 0;) {
 		struct order *o = &set->orders[i];
 		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= n ||
-		    (o->kind != ORDER_RECRUIT && o->kind != ORDER_RETRIEVE_GENERAL))
+		    !counted_recruit(o, c))
 			continue;
 		int deficit = pl->list.types[o->type].list_min - have[o->type];
 		if (deficit > reserve[o->type])
@@ -336,6 +379,20 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 		validate_route(o, c, player, ORDERS_MAX_STAGES, "");
 		break;
 	case ORDER_SEND_CONTINGENT:
+		/* as rules_contingent_check: none slips past a besieger (2.2) */
+		for (size_t i = 0; i < c->siege_count && loc >= 0; i++) {
+			int b = c->sieges[i].besieger;
+			if (c->sieges[i].province == loc && c->provinces[loc].owner == player &&
+			    b != player && b >= 0 && c->players[b].status == PLAYER_ACTIVE &&
+			    c->players[b].location == loc) {
+				reject(o, "your field army is besieged in %s: no contingent can slip "
+				       "past the besieger (SALLY gives battle)",
+				       orders_province_name(c, loc));
+				break;
+			}
+		}
+		if (o->status != ORDER_OK)
+			break;
 		validate_contingent(o, c, player, committed);
 		if (o->target >= 0 && o->status == ORDER_OK)
 			validate_route(o, c, player, ORDERS_NORMAL_STAGES, "contingents");
@@ -343,6 +400,15 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 	case ORDER_CONTINGENT_FOR:
 		validate_contingent(o, c, player, NULL);
 		break;
+	case ORDER_SALLY: {
+		bool besieged = false;
+		for (size_t i = 0; i < c->siege_count; i++)
+			besieged |= c->sieges[i].province == loc;
+		if (loc < 0 || c->provinces[loc].owner != player || !besieged)
+			reject(o, "your field army is not besieged in one of your cities: SALLY "
+			       "gives battle to the army besieging it");
+		break;
+	}
 	case ORDER_IF_INVADED:
 		if (o->province >= 0 && c->provinces[o->province].owner != player)
 			reject(o, "%s is not your province", orders_province_name(c, o->province));

@@ -245,7 +245,12 @@ static enum rules_status battle_compute(const struct campaign *c, const struct b
 	if (allies_total > k->award)
 		return rules_refuse(why, "the allies' shares (%d) exceed the award (%d)",
 				    allies_total, k->award);
+	/* 2.2.2 "The winner always gets at least 40 prestige from a battle":
+	 * the winning main protagonist himself (doc/rules.md, the floor of 40
+	 * and allies). */
 	k->share[k->main[w]] = k->award - allies_total;
+	if (k->share[k->main[w]] < RULES_MIN_BATTLE_PRESTIGE)
+		k->share[k->main[w]] = RULES_MIN_BATTLE_PRESTIGE;
 
 	/* Routers: destroyed (but killed generals) and fled elements. */
 	for (size_t n = 0; n < np; n++) {

@@ -39,6 +39,19 @@ enum rules_status rules_contingent_check(const struct campaign *c,
 				    rules_player_key(c, o->owner));
 	if (!o->troops)
 		return rules_refuse(why, "the contingent has no troops");
+	/* 2.2: a besieged army "can sally out ... to give battle, but not to
+	 * retreat without battle": no contingent slips past the besieger */
+	int at = p->location;
+	if (rules_valid_province(c, at) && c->provinces[at].owner == o->owner &&
+	    c->players[o->to_player].location != at)
+		for (size_t i = 0; i < c->siege_count; i++)
+			if (c->sieges[i].province == at && c->sieges[i].besieger != o->owner &&
+			    rules_active_player(c, c->sieges[i].besieger) &&
+			    c->players[c->sieges[i].besieger].location == at)
+				return rules_refuse(why,
+						    "the field army of %s is besieged in %s: no contingent can slip past the besieger (SALLY gives battle)",
+						    rules_player_key(c, o->owner),
+						    rules_province_name(c, at));
 	const struct army_list *l = &p->list;
 	int generals_left = troops_generals(l, &p->field);
 	for (size_t i = 0; i < l->count; i++) {

@@ -389,11 +389,18 @@ int rules_generic_loss(struct campaign *c, int player, int contingent, int due_h
 		if (is_mounted(&l->types[i]))
 			mounted += chosen[i] * l->types[i].cost_half_ap;
 	}
-	event_emit(log, "loss", rule, "{s:s, s:b, s:s, s:i, s:i, s:i, s:o, s:b, s:s}", "player",
-		   rules_player_key(c, player), "contingent", contingent != NO_INDEX, "cause",
-		   cause ? cause : "", "due_half_ap", due_half_ap, "lost_half_ap", lost,
-		   "mounted_half_ap", mounted, "elements", rules_counts_json(l, chosen),
-		   "paid_in_full", lost >= due_half_ap, "chosen_by", chosen_by);
+	json_t *ev = event_emit(log, "loss", rule,
+				"{s:s, s:b, s:s, s:i, s:i, s:i, s:o, s:b, s:s}", "player",
+				rules_player_key(c, player), "contingent", contingent != NO_INDEX,
+				"cause", cause ? cause : "", "due_half_ap", due_half_ap,
+				"lost_half_ap", lost, "mounted_half_ap", mounted, "elements",
+				rules_counts_json(l, chosen), "paid_in_full", lost >= due_half_ap,
+				"chosen_by", chosen_by);
+	/* A contingent's loss names the field army it serves with (1.3:
+	 * the diary says whose troops were lost). */
+	if (ev && contingent != NO_INDEX)
+		json_object_set_new(ev, "with", json_string(rules_player_key(
+						      c, c->contingents[contingent].with_player)));
 	free(chosen);
 	free(preferred);
 	return lost;

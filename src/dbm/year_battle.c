@@ -156,6 +156,8 @@ char *year_battle_report_text(const struct year_run *r, const struct order_set *
 /* Counts per element type for one force in the battle. */
 struct party_counts {
 	int *destroyed, *fled, *withdrawn, *killed;
+	int *returned;      /* RETURNED lines: the force's routers coming back */
+	bool has_returned;
 };
 
 
@@ -208,6 +210,7 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 		counts[k].fled = xcalloc(types, sizeof(int));
 		counts[k].withdrawn = xcalloc(types, sizeof(int));
 		counts[k].killed = xcalloc(types, sizeof(int));
+		counts[k].returned = xcalloc(types, sizeof(int));
 	}
 	int rc = -1;
 	int winner_side = -1;
@@ -266,6 +269,19 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 				to[o->items[it].type] += o->items[it].count;
 			break;
 		}
+		case ORDER_BATTLE_RETURNED:
+			counts[party].returned[o->type] += o->count;
+			counts[party].has_returned = true;
+			break;
+		case ORDER_BATTLE_SHARE:
+			if (parties[party].contingent == NO_INDEX) {
+				year_say(why, why_size, "SHARE %s: a share is agreed with an ally "
+							"whose contingent fought, not with a main "
+							"protagonist", pkey(c, o->target));
+				goto done;
+			}
+			parties[party].agreed_share = o->count;
+			break;
 		default:
 			break;
 		}
@@ -298,6 +314,8 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 		parties[k].destroyed = counts[k].destroyed;
 		parties[k].fled = counts[k].fled;
 		parties[k].withdrawn = counts[k].withdrawn;
+		if (counts[k].has_returned)
+			parties[k].returned_pick = counts[k].returned;
 	}
 	/* more troops than a force had, in the players' words (the rules'
 	 * check below says the same by party number) */
@@ -355,6 +373,7 @@ done:
 		free(counts[k].fled);
 		free(counts[k].withdrawn);
 		free(counts[k].killed);
+		free(counts[k].returned);
 	}
 	free(counts);
 	free(parties);

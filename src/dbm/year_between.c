@@ -111,7 +111,25 @@ bool year_between_steps(struct year_run *r)
 		const struct order *leave = pending_order(&set, ORDER_LEAVE, NO_INDEX);
 		bool leaves = leave && leave->confirmed && !leave->arg;
 		bool recall = pending_order(&set, ORDER_RECALL_CONTINGENTS, NO_INDEX) != NULL;
+		/* 3.1: a general retrieved in the campaign phase comes at once, for
+		 * troops of equal value sent to the reserve (not a recruit) */
+		int generals[MAX_GENERALS * 4];
+		size_t n_generals = 0;
+		for (size_t i = 0; c->phase == PHASE_CAMPAIGN && i < set.count &&
+				   n_generals < sizeof generals / sizeof *generals; i++)
+			if (set.orders[i].kind == ORDER_RETRIEVE_GENERAL &&
+			    set.orders[i].status == ORDER_OK)
+				generals[n_generals++] = set.orders[i].type;
 		orders_set_free(&set);
+		if (n_generals && !leaves) {
+			checkpoint_named(r, "general", (int)p);
+			for (size_t i = 0; i < n_generals; i++)
+				if (rules_retrieve_general(c, (int)p, generals[i], NULL, r->log, &why) !=
+				    RULES_OK)
+					year_refused(r, (int)p, "RETRIEVE GENERAL", why.text);
+			drop_orders(r, (int)p, ORDER_RETRIEVE_GENERAL, NO_INDEX);
+			done = true;
+		}
 		if (leaves) {
 			checkpoint_named(r, "leave", (int)p);
 			if (rules_player_leaves(c, (int)p, false, r->log, &why) != RULES_OK)

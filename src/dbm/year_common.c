@@ -246,12 +246,13 @@ void year_load_orders(struct year_run *r, int player, struct order_set *set)
 bool year_is_movement(enum order_kind k)
 {
 	return k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
-	       k == ORDER_NO_MOVE;
+	       k == ORDER_NO_MOVE || k == ORDER_SALLY;
 }
 
 bool year_is_recruitment(enum order_kind k)
 {
-	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL;
+	return k == ORDER_RECRUIT || k == ORDER_DISMISS || k == ORDER_RETRIEVE_GENERAL ||
+	       k == ORDER_EXCHANGE;
 }
 
 const struct order *year_find_kind(const struct order_set *set, enum order_kind k)

@@ -7,6 +7,7 @@
 #include "base/util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- recruitment and the year end */
 
@@ -20,7 +21,8 @@ static bool carried(enum order_kind k, enum year_carry how)
 	case CARRY_TO_RECRUITMENT:
 		return !year_is_movement(k);
 	case CARRY_TO_CAMPAIGN:
-		return !year_is_recruitment(k) && k != ORDER_NO_MOVE && k != ORDER_VOTE;
+		return !year_is_recruitment(k) && k != ORDER_NO_MOVE && k != ORDER_SALLY &&
+		       k != ORDER_VOTE;
 	}
 	return false;
 }
@@ -224,6 +226,29 @@ static void apply_recruitment(struct year_run *r, int p)
 	struct rules_reason why;
 	if (any_dismiss && rules_dismiss(c, p, dismiss, r->log, &why) != RULES_OK)
 		year_refused(r, p, "DISMISS", why.text);
+	/* 3.1 "Changing your army": the reserve, dismissed troops included,
+	 * changed for other troops of the list; then the recruits */
+	int *reserve = xcalloc(types, sizeof *reserve);
+	bool any_exchange = false;
+	memcpy(reserve, pl->reserve.count, pl->list.count * sizeof *reserve);
+	for (size_t i = 0; i < set.count; i++) {
+		const struct order *o = &set.orders[i];
+		if (o->status != ORDER_OK || o->kind != ORDER_EXCHANGE || o->item_count < 1 ||
+		    o->type < 0 || (size_t)o->type >= pl->list.count || o->items[0].type < 0 ||
+		    (size_t)o->items[0].type >= pl->list.count)
+			continue;
+		reserve[o->type] -= o->count;
+		reserve[o->items[0].type] += o->items[0].count;
+		any_exchange = true;
+	}
+	bool negative = false;
+	for (size_t i = 0; i < pl->list.count; i++)
+		negative |= reserve[i] < 0;
+	if (any_exchange && negative)
+		year_refused(r, p, "EXCHANGE", "the reserve does not hold the troops to exchange");
+	else if (any_exchange && rules_change_reserve(c, p, reserve, r->log, &why) != RULES_OK)
+		year_refused(r, p, "EXCHANGE", why.text);
+	free(reserve);
 	if (any_take && rules_recruit(c, p, take, r->log, &why) != RULES_OK)
 		year_refused(r, p, "RECRUIT", why.text);
 	free(dismiss);

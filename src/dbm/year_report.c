@@ -1,8 +1,9 @@
 /* Battle reports read for what they mean: the canonical text two reports
  * are compared by (the same result always written the same way), the
  * result spelt out for the reply (the winner, each force's elements
- * destroyed, fled and demoralised with their AP, generals killed), and two
- * reports side by side for the organiser. */
+ * destroyed, fled and demoralised with their AP, generals killed, the
+ * routers returned as the players rounded them and an agreed ally share),
+ * and two reports side by side for the organiser. */
 #include "config.h"
 
 #include "dbm/year.h"
@@ -31,6 +32,9 @@ struct force {
 	int side;
 	bool contingent;
 	int *n[LOSS_KINDS]; /* per element type of the player's list */
+	int *returned;      /* RETURNED per type, -1 where no line names it */
+	bool has_returned;  /* RETURNED lines given: the players' rounding */
+	int share;          /* SHARE points agreed (0: none) */
 };
 
 struct reading {
@@ -62,14 +66,19 @@ static void forces_init(struct reading *rd, const struct campaign *c, const json
 		size_t types = (p >= 0 ? c->players[p].list.count : 0) + 1;
 		for (int k = 0; k < LOSS_KINDS; k++)
 			rd->forces[f].n[k] = xcalloc(types, sizeof(int));
+		rd->forces[f].returned = xcalloc(types, sizeof(int));
+		for (size_t t = 0; t < types; t++)
+			rd->forces[f].returned[t] = -1;
 	}
 }
 
 static void reading_free(struct reading *rd)
 {
-	for (size_t f = 0; f < rd->count; f++)
+	for (size_t f = 0; f < rd->count; f++) {
 		for (int k = 0; k < LOSS_KINDS; k++)
 			free(rd->forces[f].n[k]);
+		free(rd->forces[f].returned);
+	}
 	free(rd->forces);
 	rd->forces = NULL;
 	rd->count = 0;
@@ -107,6 +116,19 @@ static void read_set(struct reading *rd, const struct campaign *c, const struct 
 		if (!f)
 			continue; /* kept as written by year_report_text */
 		size_t types = c->players[o->target].list.count;
+		if (o->kind == ORDER_BATTLE_SHARE) {
+			f->share = o->count; /* the last one, as year_battle applies it */
+			continue;
+		}
+		if (o->kind == ORDER_BATTLE_RETURNED) {
+			/* several lines for a type add up, as year_battle adds them */
+			if (o->type >= 0 && (size_t)o->type < types) {
+				int *r = &f->returned[o->type];
+				*r = (*r < 0 ? 0 : *r) + o->count;
+				f->has_returned = true;
+			}
+			continue;
+		}
 		for (int k = 0; k < LOSS_KINDS; k++)
 			if (loss_kind[k] == o->kind)
 				for (size_t it = 0; it < o->item_count; it++)
@@ -134,6 +156,34 @@ static void read_set(struct reading *rd, const struct campaign *c, const struct 
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* RETURNED and SHARE in their canonical form: the routers the players
+ * rounded, a type a line (a type no line names returns none; the zero
+ * lines written are kept only when no type returns any), and the share. */
+static void choice_lines(const struct campaign *c, int province, const struct force *f,
+			 char ***lines, size_t *n, size_t *cap)
+{
+	size_t types = f->player >= 0 ? c->players[f->player].list.count : 0;
+	bool any = false;
+	for (size_t t = 0; t < types; t++)
+		any |= f->returned[t] > 0;
+	for (size_t t = 0; f->has_returned && t < types; t++) {
+		if (f->returned[t] < 0 || (any && f->returned[t] == 0))
+			continue;
+		struct order o = {.kind = ORDER_BATTLE_RETURNED, .province = province,
+				  .target = f->player, .count = f->returned[t], .type = (int)t};
+		if (*n == *cap)
+			*lines = xrealloc(*lines, (*cap *= 2) * sizeof **lines);
+		(*lines)[(*n)++] = orders_format_one(&o, c, -1);
+	}
+	if (f->share > 0) {
+		struct order o = {.kind = ORDER_BATTLE_SHARE, .province = province,
+				  .target = f->player, .count = f->share};
+		if (*n == *cap)
+			*lines = xrealloc(*lines, (*cap *= 2) * sizeof **lines);
+		(*lines)[(*n)++] = orders_format_one(&o, c, -1);
+	}
 }
 
 /* One line in the order language, from a built order. */
@@ -203,6 +253,7 @@ char *year_report_text(const struct campaign *c, const json_t *pending, const st
 				for (int rep = 0; rep < (one ? v : v > 0); rep++)
 					ADD(line_of(c, loss_kind[k], province, p, one ? 1 : v, (int)t));
 			}
+		choice_lines(c, province, &rd.forces[f], &lines, &n, &cap);
 	}
 	/* lines about a player who is no force of the battle stay as written:
 	 * the check refuses them with the reason */
@@ -267,6 +318,22 @@ static char *cell(const struct campaign *c, const struct force *f, int k)
 	return strbuf_take(&sb);
 }
 
+/* The routers a force gets back as the players rounded them, or NULL
+ * when the report leaves the rounding to the rules. */
+static char *returned_cell(const struct campaign *c, const struct force *f)
+{
+	if (!f->has_returned)
+		return NULL;
+	size_t types = c->players[f->player].list.count;
+	int *v = xcalloc(types + 1, sizeof *v);
+	for (size_t t = 0; t < types; t++)
+		v[t] = f->returned[t] > 0 ? f->returned[t] : 0;
+	struct strbuf sb = {0};
+	put_elements(&sb, c, f->player, v);
+	free(v);
+	return strbuf_take(&sb);
+}
+
 static void put_ending(struct strbuf *sb, const struct campaign *c, const struct reading *rd)
 {
 	if (rd->conceded_by != NO_INDEX)
@@ -310,6 +377,12 @@ char *year_report_summary(const struct campaign *c, const json_t *pending, const
 			strbuf_printf(&sb, "    %-16s %s\n", loss_name[k], v);
 			free(v);
 		}
+		char *r = returned_cell(c, &rd.forces[f]);
+		if (r)
+			strbuf_printf(&sb, "    %-16s %s\n", "routers returned", r);
+		free(r);
+		if (rd.forces[f].share > 0)
+			strbuf_printf(&sb, "    %-16s %d points\n", "share agreed", rd.forces[f].share);
 	}
 	reading_free(&rd);
 	return strbuf_take(&sb);
@@ -327,7 +400,7 @@ char *year_report_side_by_side(const struct campaign *c, const json_t *pending, 
 	struct reading ra, rb;
 	read_text(&ra, c, pending, a);
 	read_text(&rb, c, pending, b);
-	size_t cap = 2 + ra.count * LOSS_KINDS, n = 0;
+	size_t cap = 2 + ra.count * (LOSS_KINDS + 2), n = 0;
 	struct row *rows = xcalloc(cap, sizeof *rows);
 	struct strbuf s1 = {0}, s2 = {0};
 	strbuf_puts(&s1, ra.winner != NO_INDEX ? pnation(c, ra.winner) : "nobody");
@@ -350,6 +423,21 @@ char *year_report_side_by_side(const struct campaign *c, const json_t *pending, 
 							   loss_name[k]),
 						 x, y};
 		}
+	for (size_t f = 0; f < ra.count && f < rb.count; f++) {
+		const char *of = ra.forces[f].contingent ? "'s contingent" : "";
+		char *x = returned_cell(c, &ra.forces[f]), *y = returned_cell(c, &rb.forces[f]);
+		if (x || y)
+			rows[n++] = (struct row){
+				xasprintf("%s%s routers returned", pnation(c, ra.forces[f].player), of),
+				x ? x : xstrdup("as the rules round"),
+				y ? y : xstrdup("as the rules round")};
+		int sa = ra.forces[f].share, sb2 = rb.forces[f].share;
+		if (sa > 0 || sb2 > 0)
+			rows[n++] = (struct row){
+				xasprintf("%s%s share agreed", pnation(c, ra.forces[f].player), of),
+				sa > 0 ? xasprintf("%d points", sa) : xstrdup("none"),
+				sb2 > 0 ? xasprintf("%d points", sb2) : xstrdup("none")};
+	}
 	const char *who_a = pnation(c, find_player(c, jstr(pending, "attacker")));
 	const char *who_b = pnation(c, find_player(c, jstr(pending, "defender")));
 	size_t wl = 0, wa = strlen(who_a) + 9; /* "'s report" */

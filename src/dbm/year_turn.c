@@ -556,6 +556,8 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 					 "next year", pkey(c, mover));
 		year_refused_instead(r, mover, text, reason, stays);
 		free(reason);
+		/* the army stays: its supply at the end of the turn all the same */
+		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
 		free(text);
 		free(passage);
 		free(supply);
@@ -569,9 +571,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 				       .passage = passage};
 		if (rules_field_move(c, &m, r->dice, r->log, &out, &why) != RULES_OK)
 			year_refused_instead(r, mover, text, why.text, stays);
-		else
-			rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice,
-					   r->log);
+		rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice, r->log);
 		break;
 	}
 	case ORDER_INVADE: {
@@ -585,6 +585,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 			came_from = NO_INDEX;
 		if (rules_invade(c, &inv, r->dice, r->log, &out, &arrived, &why) != RULES_OK) {
 			year_refused_instead(r, mover, text, why.text, stays);
+			rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
 			break;
 		}
 		rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice, r->log);
@@ -606,10 +607,46 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 		if (rules_contingent_send(c, &co, r->dice, r->log, &index, &why) != RULES_OK)
 			year_refused_instead(r, mover, text, why.text, "no contingent is sent");
 		free(troops);
+		/* 2.1: the field army's supply at the end of the player's move,
+		 * whatever option he took (here Ally: the army stays) */
+		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
+		break;
+	}
+	case ORDER_SALLY: {
+		/* 2.2: the besieged army gives battle to its besieger, in its own
+		 * turn; it takes the Invade option (it attacks) */
+		int at = c->players[mover].location;
+		int besieger = NO_INDEX;
+		for (size_t i = 0; i < c->siege_count; i++)
+			if (c->sieges[i].province == at)
+				besieger = c->sieges[i].besieger;
+		if (c->players[mover].movement_option != OPTION_NONE &&
+		    c->players[mover].movement_option != OPTION_INVADE) {
+			year_refused(r, mover, text, "the movement option of this year is taken");
+			rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
+			break;
+		}
+		bool sallied = false;
+		if (besieger == NO_INDEX || !active(c, besieger) ||
+		    c->players[besieger].location != at)
+			snprintf(why.text, sizeof why.text, "no field army besieges %s",
+				 prov_name(c, at));
+		else
+			sallied = rules_siege_sally(c, mover, r->log, &why) == RULES_OK;
+		if (!sallied) {
+			year_refused(r, mover, text, why.text);
+			rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
+			break;
+		}
+		c->players[mover].movement_option = OPTION_INVADE;
+		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
+		call_allies(r, mover, besieger, at, NO_INDEX);
+		waits = true;
 		break;
 	}
 	default:
 		event_emit(r->log, "no_move", RULE_GAME_YEAR, "{s:s}", "player", pkey(c, mover));
+		rules_supply_check(c, mover, supply, false, NULL, r->dice, r->log);
 		break;
 	}
 	free(text);
@@ -623,7 +660,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
 {
 	struct campaign *c = r->c;
-	if (o && o->kind != ORDER_NO_MOVE) {
+	if (o && o->kind != ORDER_NO_MOVE && o->kind != ORDER_SALLY) {
 		json_t *passage = json_array(), *supply = json_array();
 		permissions_needed(r, mover, o, passage, supply);
 		json_t *asked = json_array();

@@ -5,6 +5,7 @@
 #include "engine/scenario.h"
 #include "engine/scenario_p.h"
 
+#include "model/campaign_json.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -22,6 +23,7 @@ struct parser {
 	struct scenario_section *section; /* current player or battle section */
 	struct strbuf body;
 	bool have_campaign, have_seed_line;
+	bool in_start;                    /* inside [start] */
 };
 
 void scenario_error_at(struct diag_list *diags, const char *file, int line, const char *fmt, ...)
@@ -65,6 +67,19 @@ static void parse_header(struct parser *p, char *inside, int line)
 	const char *file = p->s->filename;
 	str_trim(inside);
 	finish_section(p);
+	p->in_start = false;
+	if (strcasecmp(inside, "start") == 0) {
+		if (p->phase || p->s->phase_count)
+			scenario_error_at(p->diags, file, line,
+					  "[start] comes before the first [year] section");
+		else if (p->s->start_line)
+			scenario_error_at(p->diags, file, line, "a second [start] section");
+		else {
+			p->s->start_line = line;
+			p->in_start = true;
+		}
+		return;
+	}
 	char *sp = inside + strcspn(inside, " \t");
 	size_t first = (size_t)(sp - inside);
 	if (word_is(inside, first, "year") && *sp) {
@@ -273,6 +288,9 @@ struct scenario *scenario_parse(const char *text, size_t len, const char *filena
 				*close = '\0';
 				parse_header(&p, trimmed + 1, line);
 			}
+		} else if (p.in_start) {
+			cut_comment(trimmed);
+			scenario_start_line(s, trimmed, line, diags);
 		} else if (p.section) {
 			/* Kept verbatim: the order parser numbers the lines. */
 			size_t keep = strlen(raw);
@@ -324,6 +342,7 @@ void scenario_free(struct scenario *s)
 		free(ph->sections);
 	}
 	free(s->phases);
+	scenario_start_free(s);
 	free(s->dice);
 	free(s->campaign_path);
 	free(s->filename);
@@ -381,6 +400,18 @@ bool scenario_is_route_kind(enum order_kind k)
 	return k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT;
 }
 
+bool scenario_is_inert_kind(enum order_kind k)
+{
+	switch (k) {
+	case ORDER_PASSWORD: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP:
+	case ORDER_ORGANISER: case ORDER_ORG_EXTEND: case ORDER_ORG_PAUSE: case ORDER_ORG_RESUME:
+	case ORDER_ORG_PROCESS: case ORDER_ORG_PREVIEW: case ORDER_ORG_COMMENT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool is_battle_kind(enum order_kind k)
 {
 	return k >= ORDER_BATTLE_AT && k <= ORDER_BATTLE_GENERAL_KILLED;
@@ -393,9 +424,10 @@ static const char *kind_placement(enum order_kind k, int phase, bool *warn)
 	*warn = false;
 	switch (k) {
 	case ORDER_INVADE: case ORDER_MOVE: case ORDER_SEND_CONTINGENT: case ORDER_NO_MOVE:
+	case ORDER_SALLY:
 	case ORDER_RECALL_CONTINGENTS:
 		return phase == PHASE_CAMPAIGN ? NULL : "belongs in a [year N campaign] section";
-	case ORDER_RECRUIT: case ORDER_DISMISS: case ORDER_RENOUNCE:
+	case ORDER_RECRUIT: case ORDER_DISMISS: case ORDER_RENOUNCE: case ORDER_EXCHANGE:
 		return phase == PHASE_RECRUITMENT ? NULL
 						   : "belongs in a [year N recruitment] section";
 	case ORDER_PASSWORD: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP:
@@ -540,8 +572,9 @@ static void check_years(struct scenario *s, const struct campaign *c, struct dia
 	for (size_t i = 0; i < n; i++) {
 		struct scenario_phase *ph = &s->phases[i];
 		const struct scenario_phase *prev = m ? &out[m - 1] : NULL;
+		int first_year = s->start_year ? s->start_year : c->start_year;
 		int want_year = prev ? (prev->phase == PHASE_CAMPAIGN ? prev->year : prev->year + 1)
-				     : c->start_year;
+				     : first_year;
 		if (prev && prev->phase == PHASE_CAMPAIGN && ph->phase == PHASE_CAMPAIGN &&
 		    ph->year == prev->year + 1) {
 			struct scenario_phase *gap = &out[m++];
@@ -556,8 +589,9 @@ static void check_years(struct scenario *s, const struct campaign *c, struct dia
 		if (ph->year != want_year || ph->phase != want_phase) {
 			if (!prev)
 				scenario_error_at(diags, s->filename, ph->line,
-						  "the scenario starts with [year %d campaign], the campaign's first year",
-						  c->start_year);
+						  "the scenario starts with [year %d campaign], %s",
+						  first_year, s->start_year ? "the year of [start]"
+									    : "the campaign's first year");
 			else
 				scenario_error_at(diags, s->filename, ph->line,
 						  "[year %d %s] cannot follow [year %d %s]: each year is played in turn, its campaign phase first",
@@ -575,6 +609,21 @@ static void check_years(struct scenario *s, const struct campaign *c, struct dia
 size_t scenario_resolve(struct scenario *s, const struct campaign *c, struct diag_list *diags)
 {
 	size_t before = diags->errors;
+	if (s->start_year && s->start_year < c->start_year)
+		scenario_error_at(diags, s->filename, s->start_line,
+				  "[start]: year %d is before the campaign's first year, %d",
+				  s->start_year, c->start_year);
+	if (s->start_line) {
+		/* checked now on a copy; set on the campaign when the run begins */
+		json_t *doc = campaign_to_json(c);
+		char *err = NULL;
+		struct campaign *copy = campaign_from_json(doc, &err);
+		json_decref(doc);
+		free(err);
+		if (copy)
+			scenario_start_apply(s, copy, diags);
+		campaign_free(copy);
+	}
 	check_years(s, c, diags);
 	for (size_t i = 0; i < s->phase_count; i++)
 		resolve_phase(s, &s->phases[i], c, diags);

@@ -45,6 +45,12 @@ struct scenario_phase {
 	size_t section_count, section_cap;
 };
 
+/* A "WHO WHAT = value" line of the [start] section. */
+struct scenario_start_item {
+	int line;
+	char *who, *what, *value;
+};
+
 struct scenario {
 	char *filename;       /* for messages */
 	char *campaign_path;  /* "campaign =": relative to the scenario's folder */
@@ -56,6 +62,11 @@ struct scenario {
 	unsigned char seed[DICE_SEED_BYTES];
 	struct scenario_phase *phases;
 	size_t phase_count, phase_cap;
+	/* [start]: the starting position (doc/scenario.md) */
+	int start_line;       /* 0: no [start] section */
+	int start_year;       /* "year =": 0 for the campaign's first year */
+	struct scenario_start_item *start;
+	size_t start_count, start_cap;
 };
 
 /* Parses the structure of `len` bytes of scenario text: the top keys, the

@@ -19,6 +19,20 @@ void scenario_error_at(struct diag_list *diags, const char *file, int line, cons
  * are carried out. */
 bool scenario_is_route_kind(enum order_kind k);
 
+/* PASSWORD, STATUS, MAP, HELP and the organiser's orders: they have no
+ * effect in a scenario (a warning when the scenario is resolved). */
+bool scenario_is_inert_kind(enum order_kind k);
+
+struct scenario;
+
+/* scenario_start.c: a line of the [start] section, kept for later. */
+void scenario_start_line(struct scenario *s, char *text, int line, struct diag_list *diags);
+/* Sets the starting position on `c` (year, armies, prestige, owners,
+ * sieges, tributaries) and checks it is one play could reach. Returns the
+ * number of errors added. */
+size_t scenario_start_apply(const struct scenario *s, struct campaign *c, struct diag_list *diags);
+void scenario_start_free(struct scenario *s);
+
 static inline const char *key_of(const struct campaign *c, int player)
 {
 	return player >= 0 && (size_t)player < c->player_count ? c->players[player].key

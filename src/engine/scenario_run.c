@@ -9,6 +9,7 @@
 
 #include "dbm/rules.h"
 #include "dbm/year.h"
+#include "model/campaign_json.h"
 #include "base/util.h"
 
 #include <stdarg.h>
@@ -90,6 +91,11 @@ struct run {
 	bool *released;                    /* per player: its turn's orders are in */
 	size_t checked;                    /* log events checked for refusals */
 	char commitment[DICE_COMMITMENT_HEX];
+	/* The campaign and the log length before the step being resolved:
+	 * dice running out in a step undo all of it. */
+	json_t *snapshot;
+	size_t snapshot_events;
+	char snapshot_step[128];
 	enum scenario_status status;
 	bool stop;
 };
@@ -124,8 +130,42 @@ static void refused(struct run *r, int line, int player, const char *what, const
 		r->stop = true;
 }
 
+/* The campaign and the log as they are now: what a step that runs out of
+ * dice goes back to. */
+static void take_snapshot(struct run *r, const char *step)
+{
+	if (r->dice.ran_out)
+		return;
+	json_decref(r->snapshot);
+	r->snapshot = campaign_to_json(r->c);
+	r->snapshot_events = r->log->count;
+	snprintf(r->snapshot_step, sizeof r->snapshot_step, "%s", step ? step : "");
+}
+
+/* The campaign as it was at the snapshot (its contents replaced in place:
+ * the caller owns the struct). */
+static void restore_snapshot(struct run *r)
+{
+	if (!r->snapshot)
+		return;
+	char *err = NULL;
+	struct campaign *back = campaign_from_json(r->snapshot, &err);
+	if (!back) {
+		/* cannot happen with a document campaign_to_json wrote */
+		free(err);
+		return;
+	}
+	struct campaign tmp = *r->c;
+	*r->c = *back;
+	*back = tmp;
+	campaign_free(back);
+	while (r->log->count > r->snapshot_events)
+		json_decref(r->log->events[--r->log->count]);
+}
+
 /* After every step that may roll: false (and the run stops) if the fixed
- * dice ran out; the log ends before the roll that had no value. */
+ * dice ran out. Nothing of the step that needed the missing value is
+ * applied: the campaign and the log are as they were before it. */
 static bool dice_ok(struct run *r)
 {
 	struct scenario_dice *d = &r->dice;
@@ -133,13 +173,16 @@ static bool dice_ok(struct run *r)
 		return true;
 	if (r->stop && r->status == SCENARIO_FAILED)
 		return false;
+	int year = r->c->year, phase = r->c->phase;
 	while (r->log->count > d->ran_out_events)
 		json_decref(r->log->events[--r->log->count]);
+	restore_snapshot(r);
 	if (r->checked > r->log->count)
 		r->checked = r->log->count;
 	fail(r, r->s->dice_line,
-	     "the dice ran out: the roll for \"%s\" in %d (%s phase) needs a value beyond the %zu given",
-	     d->ran_out_purpose, r->c->year, campaign_phase_name(r->c->phase), d->count);
+	     "the dice ran out: the roll for \"%s\" in %d (%s phase) needs a value beyond the %zu "
+	     "given; nothing of the step %s is applied",
+	     d->ran_out_purpose, year, campaign_phase_name(phase), d->count, r->snapshot_step);
 	return false;
 }
 
@@ -178,8 +221,24 @@ static const struct scenario_section *player_section(const struct scenario_phase
  * that their routes are planned from where the armies stand then. */
 static bool turn_kind(enum order_kind k)
 {
-	return scenario_is_route_kind(k) || k == ORDER_NO_MOVE || k == ORDER_LEAVE ||
+	return scenario_is_route_kind(k) || k == ORDER_NO_MOVE || k == ORDER_SALLY ||
+	       k == ORDER_LEAVE ||
 	       k == ORDER_RECALL_CONTINGENTS;
+}
+
+/* An order the order checker refused on receipt (as the daemon's
+ * acknowledgement would say), reported at its line; with keep_going an
+ * order_refused event of rule "scenario" records it. */
+static void refused_on_receipt(struct run *r, const struct scenario_section *sec,
+			       const struct order *o)
+{
+	const char *what = o->text ? o->text : order_kind_keyword(o->kind);
+	const char *reason = o->error ? o->error : "not understood";
+	refused(r, sec->line + o->line, sec->player, what, reason);
+	if (r->opt->keep_going)
+		event_emit(r->log, "order_refused", "scenario", "{s:s, s:i, s:s, s:s}", "player",
+			   key_of(r->c, sec->player), "line", sec->line + o->line, "order", what,
+			   "reason", reason);
 }
 
 /* The turn's orders of a player's section, as his mail: parsed now (routes
@@ -199,17 +258,8 @@ static void deliver_turn(struct run *r, const struct scenario_section *sec)
 		struct order *o = &now.orders[i];
 		if (!turn_kind(o->kind))
 			continue;
-		if (o->status == ORDER_ERROR && !r->stop) {
-			/* refused on receipt, as the daemon's answer would say */
-			const char *what = o->text ? o->text : order_kind_keyword(o->kind);
-			const char *reason = o->error ? o->error : "not understood";
-			refused(r, sec->line + o->line, player, what, reason);
-			if (r->opt->keep_going)
-				event_emit(r->log, "order_refused", "scenario",
-					   "{s:s, s:i, s:s, s:s}", "player", key_of(c, player),
-					   "line", sec->line + o->line, "order", what, "reason",
-					   reason);
-		}
+		if (o->status == ORDER_ERROR && !r->stop)
+			refused_on_receipt(r, sec, o);
 		if (o->status == ORDER_OK)
 			order_copy(orders_set_add(&set), o);
 	}
@@ -252,8 +302,7 @@ static json_t *cb_year_events(void *ctx, int year)
 
 static void cb_checkpoint(void *ctx, const char *step)
 {
-	(void)ctx;
-	(void)step;
+	take_snapshot(ctx, step);
 }
 
 /* Each year's rolls are numbered from 1, as in play. */
@@ -320,20 +369,38 @@ static void begin_phase(struct run *r, const struct scenario_phase *ph)
 		const struct scenario_section *sec = &ph->sections[k];
 		if (sec->kind != SCENARIO_PLAYER || sec->player < 0)
 			continue;
-		/* stored where the year will read it when the phase begins */
+		/* The section's mail but its turn's orders arrives now: parsed
+		 * and checked as the daemon checks a mail (against the campaign
+		 * as it stands when the phase begins), stored where the year
+		 * reads it, and what acts on receipt does. */
 		struct order_set now, set;
 		orders_parse(sec->body, r->c, sec->player, &now);
+		orders_validate(&now, r->c, sec->player);
+		/* a refusal is of the phase the mail is for */
+		int log_year = r->log->year, log_phase = r->log->phase;
+		r->log->year = ph->year;
+		r->log->phase = ph->phase;
 		/* CLEAR: the standing orders of the phase before are not carried */
 		if (now.cleared && prev)
 			pending_set(r, sec->player, prev->year, prev->phase, "");
 		orders_set_init(&set);
 		set.player = sec->player;
-		for (size_t i = 0; i < now.count; i++)
-			if (now.orders[i].status == ORDER_OK && !turn_kind(now.orders[i].kind))
-				order_copy(orders_set_add(&set), &now.orders[i]);
+		for (size_t i = 0; i < now.count; i++) {
+			const struct order *o = &now.orders[i];
+			if (turn_kind(o->kind) || scenario_is_inert_kind(o->kind))
+				continue;
+			if (o->status == ORDER_ERROR && !r->stop)
+				refused_on_receipt(r, sec, o);
+			if (o->status == ORDER_OK)
+				order_copy(orders_set_add(&set), o);
+		}
 		char *text = orders_format_pending(&set, r->c);
 		pending_set(r, sec->player, ph->year, ph->phase, text);
 		free(text);
+		r->log->year = log_year;
+		r->log->phase = log_phase;
+		char *note = year_orders_received(&r->yr, sec->player, &set);
+		free(note);
 		orders_set_free(&now);
 		orders_set_free(&set);
 	}
@@ -476,6 +543,8 @@ enum scenario_status scenario_run(const struct scenario *s, struct campaign *c,
 		.s = s, .c = c, .opt = opt ? opt : &defaults, .log = log, .diags = diags,
 		.status = SCENARIO_OK, .now = 1,
 	};
+	if (s->start_line && scenario_start_apply(s, c, diags) > 0)
+		fail(r, s->start_line, "the starting position cannot be set");
 	r->dice.base.roll = scenario_dice_roll;
 	r->dice.log = log;
 	r->dice.values = s->dice;
@@ -493,8 +562,9 @@ enum scenario_status scenario_run(const struct scenario *s, struct campaign *c,
 				 cb_phase_may_begin};
 	year_run_init(&r->yr, c, &r->st, &r->dice.base, log, r->now, &r->io);
 	r->checked = log->count;
+	take_snapshot(r, "start");
 	char why[256];
-	if (s->phase_count && s->phases[0].phase == PHASE_CAMPAIGN) {
+	if (!r->stop && s->phase_count && s->phases[0].phase == PHASE_CAMPAIGN) {
 		r->next_phase = 1;
 		begin_phase(r, &s->phases[0]);
 		if (year_start(&r->yr, why, sizeof why) != 0)
@@ -516,6 +586,7 @@ enum scenario_status scenario_run(const struct scenario *s, struct campaign *c,
 			fail(r, r->phase->sections[k].line, "no battle was fought at %s in %d",
 			     province_of(c, r->phase->sections[k].province), r->phase->year);
 	enum scenario_status status = r->status;
+	json_decref(r->snapshot);
 	year_run_free(&r->yr);
 	year_state_free(&r->st);
 	for (size_t i = 0; i < r->n_pending; i++)

@@ -394,6 +394,31 @@ static void test_odd_input(void **state)
 	campaign_free(c);
 }
 
+/* A loss the force could not pay in full says what was lost against what
+ * was due; one that fell on a contingent names the army it serves with. */
+static void test_loss_short_and_contingent(void **state)
+{
+	(void)state;
+	struct campaign *c = diary_campaign();
+	json_t *events = parse(
+		"[{\"kind\":\"storm\",\"year\":1450,\"phase\":\"campaign\",\"player\":\"burgundy\","
+		"  \"contingent\":true,\"stage\":1,\"due_half_ap\":150},"
+		" {\"kind\":\"loss\",\"year\":1450,\"phase\":\"campaign\",\"player\":\"burgundy\","
+		"  \"contingent\":true,\"with\":\"england\",\"cause\":\"sea storm\",\"due_half_ap\":150,"
+		"  \"lost_half_ap\":8,\"elements\":{\"Ps(O)\":2},\"paid_in_full\":false}]");
+	json_t *doc = diary_year_json(c, events, 1450, NULL, NULL);
+	/* no sequence of play: told before the turns */
+	const json_t *storm = json_array_get(json_object_get(doc, "prelude"), 0);
+	assert_true(json_is_true(json_object_get(storm, "is_storm")));
+	assert_int_equal(int_at(storm, "loss_ap"), 4);
+	assert_true(json_is_true(json_object_get(storm, "loss_short")));
+	assert_int_equal(int_at(storm, "loss_due_ap"), 75);
+	assert_string_equal(str_at(storm, "loss_with.key"), "england");
+	json_decref(doc);
+	json_decref(events);
+	campaign_free(c);
+}
+
 static void test_rewind(void **state)
 {
 	struct fixture *f = *state;
@@ -520,6 +545,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_standings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_variants_reproducible, setup, teardown),
 		cmocka_unit_test(test_odd_input),
+		cmocka_unit_test(test_loss_short_and_contingent),
 		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
 		cmocka_unit_test(test_battles_corrections_marks),
 	};

@@ -190,6 +190,9 @@ static void test_every_kind_parses(void **state)
 		"DESTROYED burgundy 3 Kn(O)\n"
 		"FLED france 2 Gendarmes\n"
 		"WITHDRAWN england 4 Longbowmen\n"
+		"RETURNED france 1 Gendarmes\n"
+		"RETURNED burgundy 0 Kn(O)\n"
+		"SHARE england 17\n"
 		"GENERAL KILLED burgundy Cv(O) general\n"
 		"END\n"
 		"Cheers, Philip\n";
@@ -276,6 +279,89 @@ static void test_every_kind_parses(void **state)
 	assert_int_equal(o->target, ENGLAND);
 	assert_int_equal(o->items[0].count, 4);
 	assert_int_equal(only(&set, ORDER_BATTLE_GENERAL_KILLED)->items[0].type, CV_GEN);
+	/* the players' choices: routers rounded per type (0 allowed), a share */
+	size_t returned = 0;
+	for (size_t i = 0; i < set.count; i++) {
+		o = &set.orders[i];
+		if (o->kind != ORDER_BATTLE_RETURNED)
+			continue;
+		assert_int_equal(o->province, CHAMPAGNE);
+		if (returned++ == 0) {
+			assert_int_equal(o->target, FRANCE);
+			assert_int_equal(o->count, 1);
+			assert_int_equal(o->type, 1);
+		} else {
+			assert_int_equal(o->target, BURGUNDY);
+			assert_int_equal(o->count, 0);
+			assert_int_equal(o->type, KN_O);
+		}
+		char *line = orders_format_one(o, c, -1);
+		assert_string_equal(line, returned == 1 ? "RETURNED france 1 Gendarmes"
+							: "RETURNED burgundy 0 Kn(O)");
+		free(line);
+	}
+	assert_int_equal(returned, 2);
+	o = only(&set, ORDER_BATTLE_SHARE);
+	assert_int_equal(o->target, ENGLAND);
+	assert_int_equal(o->count, 17);
+	char *share = orders_format_one(o, c, -1);
+	assert_string_equal(share, "SHARE england 17");
+	free(share);
+	orders_set_free(&set);
+
+	/* a share is a number of points, at least 1; RETURNED needs the element */
+	assert_int_equal(orders_parse("BATTLE AT Champagne\nSHARE england 0\n"
+				      "RETURNED france 2\n", c, -1, &set), 2);
+	orders_set_free(&set);
+}
+
+/* SALLY (rules 2.2): the besieged army's movement order in its turn;
+ * refused when the army is not besieged in one of its own cities. */
+static void test_sally_order(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	int home = c->players[BURGUNDY].location;
+	orders_parse("SALLY\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 1);
+	assert_int_equal(only(&set, ORDER_SALLY)->status, ORDER_ERROR);
+	assert_non_null(strstr(only(&set, ORDER_SALLY)->error, "not besieged"));
+	orders_set_free(&set);
+	grow_array((void **)&c->sieges, &c->siege_cap, 1, sizeof *c->sieges);
+	c->sieges[0] = (struct siege){.province = home, .besieger = FRANCE};
+	c->siege_count = 1;
+	orders_parse("SALLY\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 0);
+	char *line = orders_format_one(only(&set, ORDER_SALLY), c, BURGUNDY);
+	assert_string_equal(line, "SALLY");
+	free(line);
+	orders_set_free(&set);
+	/* one movement option: SALLY and NO MOVE do not go together */
+	orders_parse("SALLY\nNO MOVE\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 1);
+	orders_set_free(&set);
+	c->siege_count = 0;
+}
+
+/* EXCHANGE (rules 3.1, changing your army): reserve troops for others of
+ * the list; formatted back as written. */
+static void test_exchange_order(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	orders_parse("EXCHANGE 2 Ax(O) FOR 1 Ps(O)\nEXCHANGE 2 Ax(O)\n", c, BURGUNDY, &set);
+	const struct order *o = &set.orders[0];
+	assert_int_equal(o->kind, ORDER_EXCHANGE);
+	assert_int_equal(o->status, ORDER_OK);
+	assert_int_equal(o->count, 2);
+	assert_int_equal(o->type, AX_O);
+	assert_int_equal(o->item_count, 1);
+	assert_int_equal(o->items[0].count, 1);
+	assert_int_equal(o->items[0].type, PS_O);
+	char *line = orders_format_one(o, c, BURGUNDY);
+	assert_string_equal(line, "EXCHANGE 2 Ax(O) FOR 1 Ps(O)");
+	free(line);
+	assert_int_equal(set.orders[1].status, ORDER_ERROR);
 	orders_set_free(&set);
 }
 
@@ -940,7 +1026,8 @@ static void test_recruitment(void **state)
 	orders_set_free(&set);
 	c->players[BURGUNDY].list.types[KN_O].list_min = 2;
 
-	/* dismissing and retrieving */
+	/* dismissing and retrieving, in the recruitment phase */
+	c->phase = PHASE_RECRUITMENT;
 	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nDISMISS 11 Ax(O)\n"
 				     "DISMISS 1 Kn(S) general\nDISMISS 2 Cv(O) general\n"
 				     "RETRIEVE GENERAL Kn(S) general\nRETRIEVE GENERAL Kn(O)\n",
@@ -954,15 +1041,26 @@ static void test_recruitment(void **state)
 					      "allowance exceeded: 35 AP asked, 20 AP allowed");
 	assert_error_contains(&set.orders[5], "is not a general");
 	orders_set_free(&set);
+	/* in the campaign phase the general comes at once, before the
+	 * recruitment phase dismisses anyone: the reserve must hold him now */
+	c->phase = PHASE_CAMPAIGN;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nDISMISS 1 Kn(S) general\n"
+				     "RETRIEVE GENERAL Kn(S) general\n",
+				  &set), 1);
+	assert_int_equal(set.orders[1].status, ORDER_OK);
+	assert_error_contains(&set.orders[2], "no Kn(S) general in your reserve");
+	orders_set_free(&set);
 	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRETRIEVE GENERAL Kn(S) general\n",
 				  &set), 1);
 	assert_error_contains(&set.orders[1], "no Kn(S) general in your reserve");
 	orders_set_free(&set);
 }
 
-/* RETRIEVE GENERAL counts against the allowance with the RECRUIT lines, in
- * the order written; the reply's notes count every line, and what the
- * reply accepts is what rules_recruit_check accepts at the end. */
+/* In the recruitment phase RETRIEVE GENERAL counts against the allowance
+ * with the RECRUIT lines, in the order written; the reply's notes count
+ * every line, and what the reply accepts is what rules_recruit_check
+ * accepts at the end. In the campaign phase it is not a recruit (3.1):
+ * paid with troops sent to the reserve, the allowance untouched. */
 static void test_recruitment_counted_in_full(void **state)
 {
 	struct campaign *c = *state;
@@ -972,14 +1070,33 @@ static void test_recruitment_counted_in_full(void **state)
 	c->provinces[GENEVE].owner = BURGUNDY;
 	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRECRUIT 1 Bw(O)\n"
 				     "RETRIEVE GENERAL Cv(O) general\nRECRUIT 2 Bw(O)\n",
+				  &set), 0);
+	json_t *ack = orders_ack_json(&set, NULL, c, BURGUNDY);
+	const json_t *lines = json_object_get(ack, "lines");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 2),
+									     "costs"), 0)),
+			    "comes at the next step between turns: troops worth at least 28 AP "
+			    "go to the reserve in exchange at once (your LOSSES FIRST, else as "
+			    "for any generic loss); not a recruit, the recruitment allowance is "
+			    "untouched");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 3),
+									     "costs"), 0)),
+			    "10 AP; 15 AP of your allowance of 40 AP counted so far (10 AP for "
+			    "each of your 4 provinces)");
+	json_decref(ack);
+	orders_set_free(&set);
+
+	c->phase = PHASE_RECRUITMENT;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRECRUIT 1 Bw(O)\n"
+				     "RETRIEVE GENERAL Cv(O) general\nRECRUIT 2 Bw(O)\n",
 				  &set), 1);
 	assert_int_equal(set.orders[1].status, ORDER_OK);
 	assert_int_equal(set.orders[2].status, ORDER_OK);
 	assert_error_contains(&set.orders[3], "recruitment allowance exceeded: 43 AP asked, 40 AP "
 					      "allowed (10 AP for each of your 4 provinces); this "
 					      "line costs 10 AP");
-	json_t *ack = orders_ack_json(&set, NULL, c, BURGUNDY);
-	const json_t *lines = json_object_get(ack, "lines");
+	ack = orders_ack_json(&set, NULL, c, BURGUNDY);
+	lines = json_object_get(ack, "lines");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 1),
 									     "costs"), 0)),
 			    "5 AP; 5 AP of your allowance of 40 AP counted so far (10 AP for "
@@ -989,13 +1106,11 @@ static void test_recruitment_counted_in_full(void **state)
 			    "a general from the reserve is recruited like other troops: 28 AP; "
 			    "33 AP of your allowance of 40 AP counted so far (10 AP for each of "
 			    "your 4 provinces)");
-	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(lines, 2),
-									     "costs"), 1)),
-			    "applies in the recruitment phase, checked again when it begins");
+	/* in the recruitment phase it is not "applied later" */
+	assert_null(json_array_get(json_object_get(json_array_get(lines, 2), "costs"), 1));
 	json_decref(ack);
 
 	/* what the reply kept passes the rules' check at the end */
-	c->phase = PHASE_RECRUITMENT;
 	int take[8] = {0};
 	for (size_t i = 0; i < set.count; i++)
 		if (set.orders[i].status == ORDER_OK && set.orders[i].kind == ORDER_RECRUIT)
@@ -1408,6 +1523,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ack_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sally_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchange_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -287,7 +287,9 @@ static void test_bad_reports(void **state)
 }
 
 /* An ally negotiated 12 instead of its normal 8 of a 40 award: the main
- * protagonist gets correspondingly less (28). */
+ * protagonist would get correspondingly less (28), but "the winner always
+ * gets at least 40 prestige from a battle": Burgundy keeps 40 (doc/rules.md,
+ * the floor of 40 and allies). */
 static void test_agreed_share_applied(void **state)
 {
 	struct fx_world *w = *state;
@@ -303,7 +305,7 @@ static void test_agreed_share_applied(void **state)
 	};
 	dice_fixed_init(&w->dice, NULL, 0);
 	assert_int_equal(rules_apply_battle_result(c, &r, &w->dice.base, &w->log, NULL), RULES_OK);
-	assert_int_equal(c->players[w->bur].battle_prestige, 28);
+	assert_int_equal(c->players[w->bur].battle_prestige, 40);
 	assert_int_equal(c->players[w->mil].battle_prestige, 12);
 	assert_int_equal(c->players[w->fra].location, D);
 	assert_string_equal(fx_str(event_log_last(&w->log, "battle"), "how"), "withdrawal");
@@ -370,7 +372,8 @@ static void test_audit_loser_never_gains(void **state)
 /* Audit, 2.3 "During battle": 4 commands on Burgundy's side (3 + Milan's
  * contingent), the C-in-C's counted twice: 5 shares. Equal values: the
  * award is the floor of 40, Milan's normal share 8; the share may be
- * negotiated up to twice that, 16 (Burgundy then gets 24), never 17. */
+ * negotiated up to twice that, 16, never 17. Burgundy, the winner, keeps
+ * the floor of 40 (not 24). */
 static void test_audit_share_up_to_double(void **state)
 {
 	struct fx_world *w = *state;
@@ -390,8 +393,34 @@ static void test_audit_share_up_to_double(void **state)
 	parties[1].agreed_share = 16;
 	dice_fixed_init(&w->dice, NULL, 0);
 	assert_int_equal(rules_apply_battle_result(c, &r, &w->dice.base, &w->log, NULL), RULES_OK);
-	assert_int_equal(c->players[w->bur].battle_prestige, 24);
+	assert_int_equal(c->players[w->bur].battle_prestige, 40);
 	assert_int_equal(c->players[w->mil].battle_prestige, 16);
+}
+
+/* 2.2.2 with 2.3, above the floor: Burgundy (3 commands, none demoralised)
+ * with Milan's contingent beats France (3 commands, 2 demoralised: 100) of
+ * equal size: 200 - 100 = 100; 5 shares of 20. Milan's negotiated 30 is
+ * taken from Burgundy, who keeps 70; negotiated 40 would leave Burgundy 60. */
+static void test_floor_only_for_the_winner(void **state)
+{
+	struct fx_world *w = *state;
+	struct campaign *c = w->c;
+	struct battle_party parties[] = {
+		{.player = w->bur, .side = 0, .contingent = NO_INDEX, .commands = 3},
+		{.player = w->mil, .side = 0, .contingent = 0, .commands = 1, .agreed_share = 30},
+		{.player = w->fra, .side = 1, .contingent = NO_INDEX, .commands = 3,
+		 .others_demoralised = 2},
+	};
+	struct battle_result r = {
+		.province = B, .winner_side = 0, .how = BATTLE_DEMORALISED, .parties = parties,
+		.party_count = 3, .enemy_came_from = A, .retreat_choice = NO_INDEX,
+		.side_half_ap = {HALF_AP(480), HALF_AP(480)},
+	};
+	dice_fixed_init(&w->dice, NULL, 0);
+	assert_int_equal(rules_apply_battle_result(c, &r, &w->dice.base, &w->log, NULL), RULES_OK);
+	assert_int_equal(fx_int(event_log_last(&w->log, "battle"), "award"), 100);
+	assert_int_equal(c->players[w->bur].battle_prestige, 70);
+	assert_int_equal(c->players[w->mil].battle_prestige, 30);
 }
 
 /* Audit, 2.2.1 "Losses": the winning side has 6 routers, Burgundy's 5 Sp and
@@ -477,6 +506,7 @@ int main(void)
 		T(test_general_retrieved_after_battle),
 		T(test_bad_reports),
 		T(test_agreed_share_applied),
+		T(test_floor_only_for_the_winner),
 		T(test_defender),
 		cmocka_unit_test(test_audit_command_table_beyond_7),
 		T(test_audit_loser_never_gains),

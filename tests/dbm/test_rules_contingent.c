@@ -65,6 +65,28 @@ static void test_send(void **state)
 	assert_int_equal(rules_field_move(c, &mo, &w->dice.base, &w->log, NULL, &why), RULES_REFUSED);
 }
 
+/* 2.2 "A field army that is being besieged can sally out in its own turn
+ * to give battle, but not to retreat without battle": Burgundy besieged in
+ * A by France cannot slip a contingent past to Milan. */
+static void test_besieged_no_contingent(void **state)
+{
+	struct fx_world *w = *state;
+	struct campaign *c = w->c;
+	struct rules_reason why;
+	c->players[w->fra].location = A;
+	grow_array((void **)&c->sieges, &c->siege_cap, 1, sizeof *c->sieges);
+	c->sieges[0] = (struct siege){.province = A, .besieger = w->fra};
+	c->siege_count = 1;
+	struct contingent_order o = {.owner = w->bur, .to_player = w->mil, .troops = sub_and_knights};
+	assert_int_equal(rules_contingent_check(c, &o, &why), RULES_REFUSED);
+	assert_string_equal(why.text, "the field army of burgundy is besieged in A: no contingent can "
+				      "slip past the besieger (SALLY gives battle)");
+	/* the besieger gone, the way is open */
+	c->players[w->mil].location = C;
+	c->players[w->fra].location = H;
+	assert_int_equal(rules_contingent_check(c, &o, &why), RULES_OK);
+}
+
 static void test_composition(void **state)
 {
 	struct fx_world *w = *state;
@@ -208,7 +230,7 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_send), T(test_composition), T(test_two_contingents), T(test_arrival),
+		T(test_send), T(test_besieged_no_contingent), T(test_composition), T(test_two_contingents), T(test_arrival),
 		T(test_recall_with_storm), T(test_storm_sends_it_home), T(test_invasion_recalls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

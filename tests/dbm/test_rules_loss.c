@@ -8,7 +8,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <string.h>
+
 #include "lib/rules_fixture.h"
+#include "base/util.h"
 
 static int setup(void **state)
 {
@@ -123,6 +126,41 @@ static void test_cannot_pay(void **state)
 	assert_int_equal(p->field.count[T_CINC], 1);
 }
 
+/* Reading of 1.3 (doc/rules.md, "A force that cannot pay"): a contingent
+ * of a sub-general and 2 Ps (32 AP) owes 75 AP to a storm: the 2 Ps go, the
+ * general stays; the loss says what was lost (4 AP), that it was not paid
+ * in full, and whose army the contingent serves with. */
+static void test_contingent_cannot_pay(void **state)
+{
+	struct fx_world *w = *state;
+	struct campaign *c = w->c;
+	int fra = fx_player(c, "france", c->players[w->bur].location);
+	grow_array((void **)&c->contingents, &c->contingent_cap, 1, sizeof *c->contingents);
+	struct contingent *ct = &c->contingents[0];
+	memset(ct, 0, sizeof *ct);
+	ct->owner = w->bur;
+	ct->with_player = fra;
+	troops_alloc(&ct->troops, T_COUNT);
+	fx_set(ct->troops.count, (const int[]){0, 1, 0, 0, 0, 2, 0});
+	c->contingent_count = 1;
+	int reserve_ps = c->players[w->bur].reserve.count[T_PS];
+	int lost = rules_generic_loss(c, w->bur, 0, HALF_AP(75), HALF_AP(25), NULL,
+				      RULE_SEA_MOVEMENT, "sea storm", &w->log);
+	assert_int_equal(lost, HALF_AP(4));
+	assert_int_equal(ct->troops.count[T_SUB], 1);
+	assert_int_equal(ct->troops.count[T_PS], 0);
+	assert_int_equal(c->players[w->bur].reserve.count[T_PS], reserve_ps + 2);
+	json_t *ev = event_log_last(&w->log, "loss");
+	assert_false(json_is_true(json_object_get(ev, "paid_in_full")));
+	assert_true(json_is_true(json_object_get(ev, "contingent")));
+	assert_string_equal(json_string_value(json_object_get(ev, "with")), "france");
+	assert_int_equal(json_integer_value(json_object_get(ev, "lost_half_ap")), HALF_AP(4));
+	/* a field army's loss names no one */
+	rules_generic_loss(c, w->bur, NO_INDEX, HALF_AP(5), 0, NULL, RULE_SUPPLY, "out of supply",
+			   &w->log);
+	assert_null(json_object_get(event_log_last(&w->log, "loss"), "with"));
+}
+
 /* Generals go last and the cheapest first: 480 AP due from the full army
  * takes everything but the C-in-C. */
 static void test_generals_last(void **state)
@@ -216,6 +254,7 @@ int main(void)
 		T(test_player_pick),
 		T(test_bad_picks),
 		T(test_cannot_pay),
+		T(test_contingent_cannot_pay),
 		T(test_generals_last),
 		T(test_preference_in_order),
 		T(test_preference_then_default),

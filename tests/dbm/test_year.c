@@ -468,6 +468,45 @@ static void test_battle_reports_by_meaning(void **state)
 							      "reason")),
 			    "the two reports differ in: Burgundy destroyed, Burgundy demoralised");
 	world_free(w);
+
+	/* the players' rounding of returning routers is part of the meaning:
+	 * 3 French routers, 1 returns (a third of Kn(F)'s, two thirds of
+	 * Sp(I)'s share); written as one line or two it is the same report,
+	 * rounded the other way it is a real difference */
+	w = world_new((const int[]){2}, 1);
+	send(w, BURGUNDY, "INVADE Paris");
+	send(w, FRANCE, "IF INVADED Paris BATTLE");
+	RUN(w, T0, year_start(r, why, sizeof why));
+	orders_parse("BATTLE AT Paris\nWINNER france\nFLED france 1 Kn(F), 2 Sp(I)\n"
+		     "RETURNED france 1 Sp(I)\n", w->c, BURGUNDY, &a);
+	RUN(w, T0 + HOUR, as = year_battle_report_text(r, &a));
+	assert_non_null(as);
+	assert_non_null(strstr(as, "RETURNED france 1 Sp(I)\n"));
+	assert_non_null(strstr(as, "routers returned 1 Sp(I) ("));
+	free(as);
+	orders_parse("BATTLE AT Paris\nWINNER france\nFLED france 1 Kn(F), 2 Sp(I)\n"
+		     "RETURNED france 0 Kn(F)\nRETURNED france 1 Sp(I)\n", w->c, FRANCE, &b);
+	char *bs = NULL;
+	RUN(w, T0 + HOUR, bs = year_battle_report_text(r, &b));
+	assert_non_null(bs);
+	RUN(w, T0 + HOUR, as = year_battle_report_text(r, &a));
+	assert_string_equal(as, bs);
+	free(as);
+	free(bs);
+	orders_set_free(&b);
+	orders_parse("BATTLE AT Paris\nWINNER france\nFLED france 1 Kn(F), 2 Sp(I)\n"
+		     "RETURNED france 1 Kn(F)\n", w->c, FRANCE, &b);
+	RUN(w, T0 + HOUR,
+	    assert_int_equal(year_battle_report(r, BURGUNDY, false, &a, why, sizeof why), 0));
+	RUN(w, T0 + HOUR,
+	    assert_int_equal(year_battle_report(r, FRANCE, false, &b, why, sizeof why), 0));
+	orders_set_free(&a);
+	orders_set_free(&b);
+	assert_int_equal(mails_of(w, "battle-disputed", NULL), 3);
+	assert_string_equal(json_string_value(json_object_get(last_event(w, "battle_disputed"),
+							      "reason")),
+			    "the two reports differ in: France routers returned");
+	world_free(w);
 }
 
 /* The recruitment a reply accepted is carried out; when the campaign changed

@@ -342,8 +342,9 @@ static void test_run_missing_battle(void **state)
 	assert_int_equal(w->c->players[1].location, campaign_find_province(w->c, "Picardy"));
 }
 
-/* The dice run out at the siege roll: the run stops there, the log ends
- * before the roll that had no value. */
+/* The dice run out at the siege roll: the run stops there and nothing of
+ * the step that rolled (beta's answer, the siege) is applied; alpha's
+ * turn before it (the invasion) stands. */
 static void test_run_dice_ran_out(void **state)
 {
 	struct world *w = *state;
@@ -354,8 +355,12 @@ static void test_run_dice_ran_out(void **state)
 			 0);
 	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_FAILED);
 	assert_true(has_diag(&w->dl, 0, "the dice ran out: the roll for \"siege alpha Picardy\""));
+	assert_true(has_diag(&w->dl, 0, "nothing of the step decision-beta is applied"));
 	assert_int_equal(event_log_count(&w->log, "roll"), 0);
 	assert_int_equal(event_log_count(&w->log, "siege_round"), 0);
+	assert_int_equal(event_log_count(&w->log, "invasion"), 1);
+	assert_int_equal(event_log_count(&w->log, "defence"), 0);
+	assert_int_equal(w->c->sieges ? (int)w->c->siege_count : 0, 0);
 }
 
 /* Dice running out while the sequence of play is rolled: three players,
@@ -368,8 +373,265 @@ static void test_run_dice_ran_out_in_sequence(void **state)
 	assert_int_equal(load(w, "campaign = x\ndice = 6\n[year 1450 campaign]\n"), 0);
 	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_FAILED);
 	assert_true(has_diag(&w->dl, 2, "the roll for \"sequence of play step 2 of 2 try 1 die 1\""));
-	assert_int_equal(event_log_count(&w->log, "roll"), 1);
+	/* nothing of the start is applied: not even the first roll */
+	assert_int_equal(event_log_count(&w->log, "roll"), 0);
 	assert_int_equal(event_log_count(&w->log, "sequence_of_play"), 0);
+}
+
+/* A starting position: 1452, alpha's army before Picardy with a siege of
+ * two failed rounds, fewer troops in the field and some in the reserve,
+ * prestige, gamma its tributary. The siege goes on: 5 needed (beta's army
+ * is not inside) less the two failed rounds = 3, and a 3 takes it. */
+static void test_start_position(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 3\n"
+				 "[start]\n"
+				 "year = 1452\n"
+				 "alpha at = Picardy\n"
+				 "alpha field = 1 General, 1 Sub-general, 18 Knights, 44 Archers, 2 Skirmishers\n"
+				 "alpha reserve = 10 Archers\n"
+				 "alpha prestige = 120\n"
+				 "gamma overlord = alpha\n"
+				 "Picardy siege = alpha, 2\n"
+				 "Maine owner = gamma\n"
+				 "[year 1452 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nINVADE Picardy\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	assert_int_equal(w->c->year, 1452);
+	json_t *r = event_log_find(&w->log, "siege_round", 0);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(json_object_get(r, "year")), 1452);
+	assert_int_equal(json_integer_value(json_object_get(r, "rounds_failed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(r, "needed")), 3);
+	assert_true(json_is_true(json_object_get(r, "captured")));
+	assert_int_equal(w->c->provinces[campaign_find_province(w->c, "Picardy")].owner, 0);
+	assert_int_equal(w->c->provinces[campaign_find_province(w->c, "Maine")].owner, 2);
+	assert_int_equal(w->c->players[0].battle_prestige, 120);
+	assert_int_equal(w->c->players[0].reserve.count[3], 10);
+	assert_int_equal(w->c->players[0].field.count[3], 44);
+	assert_int_equal(w->c->players[2].overlord, 0);
+}
+
+/* A starting position play could not reach is an error at its line. */
+static void test_start_errors(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\n"
+				 "delta at = Picardy\n"
+				 "alpha at = Atlantis\n"
+				 "alpha reserve = 10 Archers\n"
+				 "beta field = 2 Knights\n"
+				 "Artois siege = gamma, 1\n"
+				 "alpha colour = red\n"
+				 "alpha overlord = beta\n"
+				 "beta overlord = alpha\n"
+				 "year = 1449\n"
+				 "[year 1450 campaign]\n"),
+			 10);
+	assert_true(has_diag(&w->dl, 3, "\"delta\" is neither a player nor a province"));
+	assert_true(has_diag(&w->dl, 4, "unknown province \"Atlantis\""));
+	assert_true(has_diag(&w->dl, 2, "alpha: field and reserve are 520 AP, more than its army's 480 AP"));
+	assert_true(has_diag(&w->dl, 2, "beta: the field army needs a general"));
+	assert_true(has_diag(&w->dl, 2, "gamma besieges Artois: its field army must be there"));
+	assert_true(has_diag(&w->dl, 8, "unknown \"alpha colour\""));
+	assert_true(has_diag(&w->dl, 2, "alpha: the tributaries make a loop"));
+	assert_true(has_diag(&w->dl, 2, "year 1449 is before the campaign's first year, 1450"));
+}
+
+/* Standing orders in a scenario are the daemon's: checked on receipt (an
+ * IF INVADED for a province not one's own is refused at its line, as the
+ * acknowledgement of a mail would refuse it) and used by the year: alpha's
+ * LOSSES FIRST pays the failed siege's 40 AP with its 2 Skirmishers (4 AP)
+ * and then 9 Archers (36 AP). */
+static void test_standing_orders_as_by_mail(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 1\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[beta]\nIF INVADED Flanders BATTLE\n"
+				 "[alpha]\nLOSSES FIRST Skirmishers, Archers\nINVADE Picardy VIA Artois\n"),
+			 0);
+	struct scenario_options opt = {.keep_going = true};
+	assert_int_equal(scenario_run(w->s, w->c, &opt, &w->log, &w->dl), SCENARIO_REFUSED);
+	assert_true(has_diag(&w->dl, 6, "beta: IF INVADED Flanders BATTLE refused: Flanders is not your province"));
+	json_t *ref = event_log_find(&w->log, "order_refused", 0);
+	assert_int_equal(json_integer_value(json_object_get(ref, "line")), 6);
+	json_t *loss = event_log_find(&w->log, "loss", 0);
+	assert_non_null(loss);
+	assert_string_equal(json_string_value(json_object_get(loss, "chosen_by")), "preference");
+	json_t *el = json_object_get(loss, "elements");
+	assert_int_equal(json_integer_value(json_object_get(el, "Skirmishers")), 2);
+	assert_int_equal(json_integer_value(json_object_get(el, "Archers")), 9);
+	assert_int_equal(json_object_size(el), 2);
+}
+
+/* 2.1 Supply, "at the end of the player's move", whatever option he took:
+ * alpha's army stands in Genève (neutral, next to beta's Anjou and the
+ * neutral Outremer). NO MOVE: out of supply, a 2: 80 AP lost. The Ally
+ * option (a contingent to beta) the same. With beta's standing ALLOW
+ * SUPPLY alpha it is in supply: no roll. */
+static void test_supply_whatever_the_option(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 2\n"
+				 "[start]\nalpha at = Genève\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nNO MOVE\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *sup = event_log_find(&w->log, "supply", 0);
+	assert_non_null(sup);
+	assert_string_equal(json_string_value(json_object_get(sup, "player")), "alpha");
+	assert_false(json_is_true(json_object_get(sup, "in_supply")));
+	json_t *loss = event_log_find(&w->log, "loss", 0);
+	assert_string_equal(json_string_value(json_object_get(loss, "cause")), "out of supply");
+	assert_int_equal(json_integer_value(json_object_get(loss, "due_half_ap")), HALF_AP(80));
+	assert_int_equal(player_field_half_ap(&w->c->players[0]), HALF_AP(400));
+}
+
+static void test_supply_after_ally_option(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\ndice = 3\n"
+				 "[start]\nalpha at = Genève\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nSEND CONTINGENT TO beta WITH 1 Sub-general, 2 Knights\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	assert_int_equal(event_log_count(&w->log, "contingent_sent"), 1);
+	json_t *sup = event_log_find(&w->log, "supply", 0);
+	assert_false(json_is_true(json_object_get(sup, "in_supply")));
+	json_t *loss = event_log_find(&w->log, "loss", 0);
+	assert_int_equal(json_integer_value(json_object_get(loss, "due_half_ap")), HALF_AP(120));
+	assert_int_equal(w->c->players[0].movement_option, OPTION_ALLY);
+}
+
+static void test_supply_permitted_no_roll(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\nalpha at = Genève\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[beta]\nALLOW SUPPLY alpha\n"
+				 "[alpha]\nNO MOVE\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *sup = event_log_find(&w->log, "supply", 0);
+	assert_true(json_is_true(json_object_get(sup, "in_supply")));
+	assert_int_equal(event_log_count(&w->log, "roll"), 0);
+	assert_int_equal(event_log_count(&w->log, "loss"), 0);
+}
+
+/* 2.2 sieges both ways, from a position: beta's army besieged in its
+ * Picardy by alpha (one failed round). Beta's SALLY in its own turn gives
+ * battle to the besieger; beta wins: the siege is lifted and alpha
+ * retreats to Artois. Gamma, not besieged, is refused on receipt. */
+static void test_sally(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\nalpha at = Picardy\nbeta at = Picardy\n"
+				 "Picardy siege = alpha, 1\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = beta, alpha, gamma\n"
+				 "[beta]\nSALLY\n"
+				 "[gamma]\nSALLY\n"
+				 "[battle Picardy]\nWINNER beta\nDEMORALISED alpha General, Sub-general\n"),
+			 0);
+	struct scenario_options opt = {.keep_going = true};
+	assert_int_equal(scenario_run(w->s, w->c, &opt, &w->log, &w->dl), SCENARIO_REFUSED);
+	json_t *sally = event_log_find(&w->log, "sally", 0);
+	assert_string_equal(json_string_value(json_object_get(sally, "besieger")), "alpha");
+	json_t *b = event_log_find(&w->log, "battle", 0);
+	assert_string_equal(json_string_value(json_object_get(b, "winner")), "beta");
+	assert_int_equal(event_log_count(&w->log, "siege_lifted"), 1);
+	assert_int_equal(w->c->siege_count, 0);
+	assert_int_equal(w->c->players[0].location, campaign_find_province(w->c, "Artois"));
+	assert_int_equal(w->c->players[1].movement_option, OPTION_INVADE);
+	assert_true(has_diag(&w->dl, 11, "gamma: SALLY refused: your field army is not besieged"));
+}
+
+/* A besieged army cannot move away nor slip a contingent past the
+ * besieger: refused on receipt by the order check, as the rules would. */
+static void test_besieged_stays(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\nalpha at = Picardy\nbeta at = Picardy\ngamma at = Maine\n"
+				 "Picardy siege = alpha, 1\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = beta, alpha, gamma\n"
+				 "[beta]\nSEND CONTINGENT TO gamma WITH 1 Sub-general, 2 Knights\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_REFUSED);
+	assert_true(has_diag(&w->dl, 10, "beta: SEND CONTINGENT TO gamma WITH 1 Sub-general, 2 Knights refused: your field army is besieged in Picardy: no contingent can slip past the besieger"));
+	assert_int_equal(event_log_count(&w->log, "contingent_sent"), 0);
+	assert_int_equal(w->c->contingent_count, 0);
+}
+
+/* 3.1 "To retrieve a general from the reserve in the campaign phase you
+ * must transfer the equivalent value of troops to the reserve": alpha's
+ * Sub-general (22 AP) comes back at once, paid with 6 Archers (24 AP, its
+ * LOSSES FIRST), and is no recruit: the recruitment phase recruits
+ * nothing for alpha. */
+static void test_general_in_campaign_phase(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\n"
+				 "alpha field = 1 General, 18 Knights, 54 Archers, 2 Skirmishers\n"
+				 "alpha reserve = 1 Sub-general\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nLOSSES FIRST Archers\nRETRIEVE GENERAL Sub-general\n"
+				 "[year 1450 recruitment]\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *g = event_log_find(&w->log, "general_retrieved", 0);
+	assert_non_null(g);
+	assert_string_equal(json_string_value(json_object_get(g, "phase")), "campaign");
+	const struct player *a = &w->c->players[0];
+	assert_int_equal(a->field.count[1], 1);
+	assert_int_equal(a->reserve.count[1], 0);
+	assert_int_equal(a->reserve.count[3], 6);
+	assert_int_equal(a->field.count[3], 48);
+	assert_int_equal(event_log_count(&w->log, "recruit"), 0);
+}
+
+/* 3.1 "Changing your army": alpha's 6 Archers in reserve (24 AP) are
+ * exchanged for 2 Knights (24 AP), which the same mail recruits (24 AP of
+ * 40 allowed); then 4 Archers dismissed and exchanged for 1 Knights in
+ * one mail. An exchange worth more than what it gives is refused. */
+static void test_exchange_reserve(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\n"
+				 "alpha field = 1 General, 1 Sub-general, 18 Knights, 48 Archers, 2 Skirmishers\n"
+				 "alpha reserve = 6 Archers\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[year 1450 recruitment]\n"
+				 "[alpha]\nEXCHANGE 6 Archers FOR 2 Knights\nRECRUIT 2 Knights\n"
+				 "[beta]\nEXCHANGE 1 Archers FOR 1 Knights\n"),
+			 0);
+	struct scenario_options opt = {.keep_going = true};
+	assert_int_equal(scenario_run(w->s, w->c, &opt, &w->log, &w->dl), SCENARIO_REFUSED);
+	const struct player *a = &w->c->players[0];
+	assert_int_equal(a->field.count[2], 20);
+	assert_int_equal(a->reserve.count[2], 0);
+	assert_int_equal(a->reserve.count[3], 0);
+	assert_int_equal(event_log_count(&w->log, "reserve_changed"), 1);
+	/* beta has no Archers in reserve: refused on receipt */
+	assert_true(has_diag(&w->dl, 12, "beta: EXCHANGE 1 Archers FOR 1 Knights refused: only 0 Archers in your reserve to exchange"));
 }
 
 /* A refused order with keep_going: logged and skipped; the status says so. */
@@ -421,6 +683,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_missing_battle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_dice_ran_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_dice_ran_out_in_sequence, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_position, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_standing_orders_as_by_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supply_whatever_the_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supply_after_ally_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supply_permitted_no_roll, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sally, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_besieged_stays, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_general_in_campaign_phase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchange_reserve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_keep_going, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
