@@ -392,6 +392,25 @@ static char *render_optional(struct engine *e, const char *name, const json_t *d
 	return text;
 }
 
+/* The movement order a turn carried out is kept (an undo may take the turn
+ * back) but is no current order: the reply shows what stands for the next
+ * time. */
+static void drop_movement(struct order_set *merged, const struct campaign *c, char **text)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < merged->count; i++) {
+		enum order_kind k = merged->orders[i].kind;
+		if (k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
+		    k == ORDER_NO_MOVE)
+			order_free(&merged->orders[i]);
+		else
+			merged->orders[w++] = merged->orders[i];
+	}
+	merged->count = w;
+	free(*text);
+	*text = orders_format_pending(merged, c);
+}
+
 static int accept_orders(struct process *p, struct order_set *set, int player, char **errstr)
 {
 	struct engine *e = p->e;
@@ -405,6 +424,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	orders_set_init(&merged);
 	json_t *data = NULL;
 	struct engine_maps maps = {0};
+	struct campaign *after = NULL;
 
 	orders_validate(set, c, player);
 	bool turn_over = false;
@@ -419,23 +439,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (store_orders_set(e->store, pl->key, c->year, c->phase, merged_text, p->now, errstr) !=
 	    STORE_OK)
 		goto done;
-	if (turn_over) {
-		/* the movement order his turn carried out is kept (an undo may
-		 * take the turn back) but is no current order: the reply shows
-		 * what stands for the next time */
-		size_t w = 0;
-		for (size_t i = 0; i < merged.count; i++) {
-			enum order_kind k = merged.orders[i].kind;
-			if (k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
-			    k == ORDER_NO_MOVE)
-				order_free(&merged.orders[i]);
-			else
-				merged.orders[w++] = merged.orders[i];
-		}
-		merged.count = w;
-		free(merged_text);
-		merged_text = orders_format_pending(&merged, c);
-	}
+	if (turn_over)
+		drop_movement(&merged, c, &merged_text);
 	bool password_changed = false;
 	for (size_t i = 0; i < set->count; i++) {
 		const struct order *o = &set->orders[i];
@@ -449,6 +454,24 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	char *year_note = NULL;
 	if (engine_year_after_orders(e, player, set, p->now, &year_note, errstr) != 0)
 		goto done;
+	/* the reply speaks of things as this mail left them: the army where
+	 * it stands now, no movement order its own turn carried out */
+	if (store_load_campaign(e->store, &after, errstr) != STORE_OK) {
+		free(year_note);
+		goto done;
+	}
+	bool over_now = false;
+	struct order_set none;
+	orders_set_init(&none);
+	if (engine_year_orders_too_late(e, after, player, &none, &over_now, errstr) != 0) {
+		free(year_note);
+		goto done;
+	}
+	/* his turn carried out by this mail, or the year gone on past it */
+	bool carried = !turn_over && c->phase == PHASE_CAMPAIGN &&
+		       (over_now || after->phase != c->phase || after->year != c->year);
+	if (carried)
+		drop_movement(&merged, c, &merged_text);
 
 	out->verdict = ENGINE_ACCEPTED;
 	out->order_errors = set->errors;
@@ -456,7 +479,13 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 				 set->errors, set->errors == 1 ? "" : "s");
 	out->orders_understood = xstrdup(merged_text);
 
-	data = engine_ack_json(set, &merged, c, player);
+	data = engine_ack_json(set, &merged, after, player);
+	if (carried) {
+		/* the lines his turn carried out: costs as they were paid */
+		json_t *before = engine_ack_json(set, &merged, c, player);
+		json_object_set(data, "lines", json_object_get(before, "lines"));
+		json_decref(before);
+	}
 	json_t *base = base_data(p, player);
 	json_object_update_missing(data, base);
 	json_decref(base);
@@ -547,6 +576,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	rc = 0;
 done:
 	engine_maps_free(&maps);
+	campaign_free(after);
 	json_decref(data);
 	free(token);
 	free(subject);

@@ -491,6 +491,28 @@ static void test_order_for_a_turn_that_is_over(void **state)
 	campaign_free(c);
 }
 
+/* Club finding 1: Burgundy's INVADE, sent during his turn, is carried out by
+ * the same mail: the reply does not list it under his current orders, and
+ * what he sent still shows under his mail's lines. */
+static void test_order_carried_out_by_its_own_mail(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nALLOW PASSAGE burgundy\nDENY SUPPLY burgundy\n",
+		    NOW - HOUR));
+	start(f, NOW);
+	char *reply = orders(f, "burgundy", "IN STORM HALT\nINVADE Flanders VIA Paris\n",
+			     NOW + HOUR);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[0].location, 2); /* carried out: in Flanders */
+	campaign_free(c);
+	assert_has(reply, "  3: INVADE Flanders VIA Paris\n        -> 2 stages: normal move");
+	const char *current = strstr(reply, "Your current orders");
+	assert_non_null(current);
+	assert_has(current, "  IN STORM HALT\n");
+	assert_has_not(current, "\n  INVADE");
+	free(reply);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -629,7 +651,7 @@ static void test_retreat_with_only_the_forbidden_province(void **state)
 	assert_int_equal(c->players[1].location, 1); /* France's army in Paris */
 	campaign_free(c);
 	char *text = NULL;
-	assert_int_equal(mails(f, FRANCE, "1450: the turn of Burgundy", &text), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The turn of Burgundy", &text), 1);
 	assert_has(text, "France retreats from Calais to Paris.\n");
 	assert_has(text, "  France: field army of ");
 	assert_has_not(text, " in Calais, 1 province(s)");
@@ -645,7 +667,7 @@ static void test_undo_and_the_diary(void **state)
 	battle_at_calais(f, "NO MOVE");
 	free(orders(f, "burgundy", "NO MOVE\n", NOW + 3 * HOUR));
 	free(orders(f, "france", "NO MOVE\n", NOW + 3 * HOUR));
-	assert_int_equal(mails(f, FRANCE, "The diary of 1450", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The year's diary", NULL), 1);
 	act(f, ENGINE_ACT_UNDO, NULL, 0, NOW + 4 * HOUR);
 	act(f, ENGINE_ACT_RESUME, NULL, 0, NOW + 5 * HOUR);
 	struct campaign *c = campaign(f);
@@ -655,12 +677,12 @@ static void test_undo_and_the_diary(void **state)
 	for (size_t k = 0; k < 2; k++) {
 		char *all = subjects(f, to[k]);
 		size_t plain = 0;
-		for (const char *at = all; (at = strstr(at, "The diary of 1450")); at++)
-			plain += at == all || at[-1] == '\n';
+		for (const char *at = all; (at = strstr(at, "] 1450 \u00b7 The year's diary")); at++)
+			plain++; /* a corrected one says "Corrected:" after the year */
 		free(all);
 		assert_int_equal(plain, 1);
 		char *text = NULL;
-		if (mails(f, to[k], "Corrected: The diary of 1450", &text))
+		if (mails(f, to[k], "1450 \u00b7 Corrected: The year's diary", &text))
 			assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan "
 					 "2027 12:00 CET under the same subject: the organiser undid "
 					 "the step recruitment and it was played again.\n");
@@ -697,6 +719,7 @@ int main(void)
 		T(test_early_order_that_cannot_be_carried_out, setup),
 		T(test_refused_order_is_mailed, setup),
 		T(test_order_for_a_turn_that_is_over, setup),
+		T(test_order_carried_out_by_its_own_mail, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
