@@ -452,8 +452,21 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	}
 
 	char *year_note = NULL;
-	if (engine_year_after_orders(e, player, set, p->now, &year_note, errstr) != 0)
+	bool refused = false;
+	if (engine_year_after_orders(e, player, set, p->now, &year_note, &refused, errstr) != 0)
 		goto done;
+	/* a battle report refused is no line understood: each of its lines
+	 * is one in error (the reason is in the year's note) */
+	for (size_t i = 0; refused && i < set->count; i++) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->kind < ORDER_BATTLE_AT ||
+		    o->kind > ORDER_BATTLE_GENERAL_KILLED)
+			continue;
+		o->status = ORDER_ERROR;
+		free(o->error);
+		o->error = xstrdup("not used: the battle result was refused (why: see above)");
+		set->errors++;
+	}
 	/* the reply speaks of things as this mail left them: the army where
 	 * it stands now, no movement order its own turn carried out */
 	if (store_load_campaign(e->store, &after, errstr) != STORE_OK) {

@@ -163,10 +163,11 @@ int guard_password_right(struct engine *e, const char *who, bool own, char **err
 /* After a player's orders were stored (inside the mail's transaction):
  * battle result lines go to the battle waiting for them, and the year moves
  * on with the new orders. *note (allocated, or NULL) is a sentence for the
- * acknowledgement (e.g. why a report was refused). Returns 0, or -1 with
+ * acknowledgement (e.g. why a report was refused); *refused tells whether
+ * the mail's battle result lines were not used. Returns 0, or -1 with
  * *errstr on a database error. */
 int engine_year_after_orders(struct engine *e, int player, const struct order_set *set,
-			     int64_t now, char **note, char **errstr);
+			     int64_t now, char **note, bool *refused, char **errstr);
 /* Before a player's orders are merged: movement orders for a turn of his
  * that is over are marked in error saying so (year_orders_too_late);
  * *turn_over tells whether it is (his movement order, carried out, is no

@@ -513,6 +513,37 @@ static void test_order_carried_out_by_its_own_mail(void **state)
 	free(reply);
 }
 
+/* The last acknowledgement `to` received, as it arrived. */
+static char *last_ack(struct test_engine *f, const char *to)
+{
+	char *text = NULL;
+	assert_true(mails(f, to, "Re: orders", &text) > 0);
+	return text;
+}
+
+/* Club finding 9: a mail whose battle report was refused does not say it
+ * was understood: the report's lines count as lines in error. */
+static void test_refused_report_is_an_error(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "INVADE Paris\n", NOW - HOUR));
+	free(orders(f, "france", "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "burgundy",
+		    "IN STORM HALT\nBATTLE AT Paris\nWINNER france\nDESTROYED burgundy 40 Kn(S)\n",
+		    NOW + HOUR));
+	char *text = last_ack(f, BURGUNDY);
+	assert_has(text, "Your battle result was not used");
+	assert_has_not(text, "Every line of your mail was understood");
+	assert_has_not(text, "Errors: 0");
+	assert_has(text, "3 lines of your mail could not be accepted: see below.");
+	assert_has(text, "A battle report is taken whole or not at all");
+	assert_has(text, "  3: BATTLE AT Paris\n        ERROR: not used: the battle result was "
+			 "refused");
+	assert_has(text, "Errors: 3");
+	free(text);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -720,6 +751,7 @@ int main(void)
 		T(test_refused_order_is_mailed, setup),
 		T(test_order_for_a_turn_that_is_over, setup),
 		T(test_order_carried_out_by_its_own_mail, setup),
+		T(test_refused_report_is_an_error, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
