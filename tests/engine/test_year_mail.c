@@ -544,6 +544,28 @@ static void test_refused_report_is_an_error(void **state)
 	free(text);
 }
 
+/* Club finding 3: France's report, agreeing with Burgundy's, settles the
+ * battle at Calais and sends France's army back to Paris: the reply's cost
+ * notes count from Paris, where the army stands after the mail. */
+static void test_costs_after_the_mail(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nIF INVADED ANY BATTLE\nALLOW PASSAGE burgundy\n"
+		    "DENY SUPPLY burgundy\n", NOW - 2 * HOUR));
+	free(orders(f, "burgundy", "INVADE Calais VIA Paris\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "burgundy", "BATTLE AT Calais\nWINNER burgundy\n", NOW + HOUR));
+	char *reply = orders(f, "france", "BATTLE AT Calais\nWINNER burgundy\n"
+			     "IF INVADED Calais BATTLE\n", NOW + 2 * HOUR);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].location, 1); /* back in Paris */
+	campaign_free(c);
+	assert_has(reply, "Your battle result was recorded");
+	assert_has(reply, "-> at most 1 stage from Paris (where your army stands now)");
+	assert_has_not(reply, "from Calais (where your army stands now)");
+	free(reply);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -752,6 +774,7 @@ int main(void)
 		T(test_order_for_a_turn_that_is_over, setup),
 		T(test_order_carried_out_by_its_own_mail, setup),
 		T(test_refused_report_is_an_error, setup),
+		T(test_costs_after_the_mail, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
