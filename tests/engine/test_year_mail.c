@@ -566,6 +566,25 @@ static void test_costs_after_the_mail(void **state)
 	free(reply);
 }
 
+/* Club finding 4: France, asked for passage and supply, answers only the
+ * passage: the turn report says what France decided, and the supply it did
+ * not answer as the default, not as its answer. */
+static void test_permission_answer_as_given(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "INVADE Flanders VIA Paris\n", NOW - HOUR));
+	free(orders(f, "france", "NO MOVE\nIF INVADED ANY BATTLE\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "france", "ALLOW PASSAGE burgundy\n", NOW + HOUR));
+	tick(f, NOW + 25 * HOUR); /* the supply is not answered by the deadline */
+	char *text = NULL;
+	assert_int_equal(mails(f, BURGUNDY, "The turn of Burgundy", &text), 1);
+	assert_has(text, "France answers (permission): passage allowed, supply not answered, "
+			 "denied by default.\n");
+	assert_has_not(text, "supply denied");
+	free(text);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -775,6 +794,7 @@ int main(void)
 		T(test_order_carried_out_by_its_own_mail, setup),
 		T(test_refused_report_is_an_error, setup),
 		T(test_costs_after_the_mail, setup),
+		T(test_permission_answer_as_given, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
