@@ -585,6 +585,20 @@ static void test_permission_answer_as_given(void **state)
 	free(text);
 }
 
+/* Club finding 5: a recruitment order the rules refuse in the campaign
+ * phase says that the recruitment phase is over, not only the rule. */
+static void test_recruitment_order_out_of_its_phase(void **state)
+{
+	struct test_engine *f = *state;
+	start(f, NOW);
+	free(orders(f, "burgundy", "RECRUIT 40 Kn(S)\n", NOW + HOUR));
+	char *text = last_ack(f, BURGUNDY);
+	assert_has(text, "RECRUIT 40 Kn(S)\n        ERROR: the recruitment phase is over: the "
+			 "next one is at the end of 1450; a recruitment order now is kept for "
+			 "it, but as your army stands now this one cannot be carried out (");
+	free(text);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -795,6 +809,7 @@ int main(void)
 		T(test_refused_report_is_an_error, setup),
 		T(test_costs_after_the_mail, setup),
 		T(test_permission_answer_as_given, setup),
+		T(test_recruitment_order_out_of_its_phase, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
