@@ -599,6 +599,23 @@ static void test_recruitment_order_out_of_its_phase(void **state)
 	free(text);
 }
 
+/* Club finding 7: a player whose reserve is empty is not offered "up to
+ * 40 AP from your reserve (0 AP)": the recruitment mail says nothing can
+ * be recruited. */
+static void test_recruitment_with_an_empty_reserve(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_calais(f, "NO MOVE");
+	char *text = NULL;
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Recruitment", &text), 1);
+	assert_has(text, "The campaign phase is over. Your reserve is empty: nothing can be\n"
+			 "recruited. You may still dismiss troops:\n  DISMISS <n> <element>\n");
+	assert_has(text, "Your reserve:\n  (empty: there is nothing to recruit)\n");
+	assert_has_not(text, "You may recruit up to");
+	assert_has_not(text, "(0 AP)");
+	free(text);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -810,6 +827,7 @@ int main(void)
 		T(test_costs_after_the_mail, setup),
 		T(test_permission_answer_as_given, setup),
 		T(test_recruitment_order_out_of_its_phase, setup),
+		T(test_recruitment_with_an_empty_reserve, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
