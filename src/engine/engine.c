@@ -425,6 +425,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	json_t *data = NULL;
 	struct engine_maps maps = {0};
 	struct campaign *after = NULL;
+	struct order_set standing;
+	orders_set_init(&standing);
 
 	orders_validate(set, c, player);
 	bool turn_over = false;
@@ -492,7 +494,25 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 				 set->errors, set->errors == 1 ? "" : "s");
 	out->orders_understood = xstrdup(merged_text);
 
-	data = engine_ack_json(set, &merged, after, player);
+	/* the year gone on to another phase: what stands now is what was
+	 * carried into it */
+	bool moved_on = after->phase != c->phase || after->year != c->year;
+	if (moved_on) {
+		char *t = NULL;
+		if (store_orders_get(e->store, pl->key, after->year, after->phase, &t, errstr) !=
+		    STORE_OK) {
+			free(year_note);
+			goto done;
+		}
+		if (t)
+			orders_parse(t, after, player, &standing);
+		free(t);
+	}
+	data = engine_ack_json(set, moved_on ? &standing : &merged, after, player);
+	if (moved_on) { /* the phase the mail was taken in */
+		json_object_set_new(data, "year", json_integer(c->year));
+		json_object_set_new(data, "phase", json_string(campaign_phase_name(c->phase)));
+	}
 	if (carried) {
 		/* the lines his turn carried out: costs as they were paid */
 		json_t *before = engine_ack_json(set, &merged, c, player);
@@ -507,6 +527,19 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		json_object_set_new(data, "forwarded", json_true());
 	if (p->info->from_addr && pl->email && strcasecmp(p->info->from_addr, pl->email) != 0)
 		json_object_set_new(data, "sender_address", json_string(p->info->from_addr));
+	for (size_t i = 0; c->phase == PHASE_RECRUITMENT && i < set->count; i++) {
+		if (set->orders[i].kind != ORDER_NO_MOVE || set->orders[i].status != ORDER_OK)
+			continue;
+		char *n = xasprintf("NO MOVE in the recruitment phase means that you recruit "
+				    "nothing. It is not kept as your movement order for %d: with "
+				    "none sent by your turn's deadline, your turn of %d is NO MOVE "
+				    "by default.", c->year + 1, c->year + 1);
+		char *both = year_note ? xasprintf("%s %s", year_note, n) : xstrdup(n);
+		free(n);
+		free(year_note);
+		year_note = both;
+		break;
+	}
 	if (year_note)
 		json_object_set_new(data, "year_note", json_string(year_note));
 	free(year_note);
@@ -597,6 +630,7 @@ done:
 	free(merged_text);
 	orders_set_free(&pending);
 	orders_set_free(&merged);
+	orders_set_free(&standing);
 	return rc;
 }
 

@@ -616,6 +616,24 @@ static void test_recruitment_with_an_empty_reserve(void **state)
 	free(text);
 }
 
+/* Club finding 6: NO MOVE sent in the recruitment phase is answered with
+ * what it means there, and that it is not next year's movement order; the
+ * mail that ends the recruitment lists what stands in the new year. */
+static void test_no_move_in_the_recruitment(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_calais(f, "NO MOVE");
+	free(orders(f, "burgundy", "NO MOVE\n", NOW + 3 * HOUR));
+	char *text = last_ack(f, BURGUNDY);
+	assert_has(text, "Test Marches, 1450, recruitment phase\n");
+	assert_has(text, "NO MOVE in the recruitment phase means that you recruit nothing. It "
+			 "is not kept as your movement order for 1451: with none sent by your "
+			 "turn's deadline, your turn of 1451 is NO MOVE by default.");
+	assert_has(text, "  2: NO MOVE\n");
+	assert_has(text, "change them.\n  (none: if your turn comes, the default applies)\n");
+	free(text);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -828,6 +846,7 @@ int main(void)
 		T(test_permission_answer_as_given, setup),
 		T(test_recruitment_order_out_of_its_phase, setup),
 		T(test_recruitment_with_an_empty_reserve, setup),
+		T(test_no_move_in_the_recruitment, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
