@@ -634,6 +634,24 @@ static void test_no_move_in_the_recruitment(void **state)
 	free(text);
 }
 
+/* Club finding 1 (the losses): the battle mail, sent before the turn
+ * report, says what the mover's turn has cost so far. */
+static void test_battle_mail_tells_the_turn_so_far(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nIF INVADED ANY BATTLE\nALLOW PASSAGE burgundy\n"
+		    "DENY SUPPLY burgundy\n", NOW - 2 * HOUR));
+	free(orders(f, "burgundy", "INVADE Calais VIA Paris\n", NOW - HOUR));
+	start(f, NOW);
+	char *text = NULL;
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Battle at Calais", &text), 1);
+	assert_has(text, "Burgundy (440 AP) attacks France (480 AP)\n");
+	assert_has(text, "This turn so far (the figures above and below count it):\n"
+			 "  Burgundy orders: INVADE Calais VIA Paris\n");
+	assert_has(text, "  Burgundy loses 40 AP (out of supply).\n");
+	free(text);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -847,6 +865,7 @@ int main(void)
 		T(test_recruitment_order_out_of_its_phase, setup),
 		T(test_recruitment_with_an_empty_reserve, setup),
 		T(test_no_move_in_the_recruitment, setup),
+		T(test_battle_mail_tells_the_turn_so_far, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),
