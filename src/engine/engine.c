@@ -55,44 +55,6 @@ static char *reply_token(const char *prefix, const char *raw, size_t len, uint32
 }
 
 
-/* A reply lists the mail's lines one by one: at most ENGINE_ACK_MAX_LINES
- * of them, each sender's text an excerpt; the rest is only counted
- * ("lines_not_shown": how many were understood, in error or ignored), so a
- * mail of 250,000 lines gives a short reply and no JSON for its tail. What
- * will be applied is still shown in full (the current orders). */
-json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
-			const struct campaign *c, int player)
-{
-	struct order_set shown = *set;
-	if (shown.count > ENGINE_ACK_MAX_LINES)
-		shown.count = ENGINE_ACK_MAX_LINES;
-	json_t *ack = orders_ack_json(&shown, current, c, player);
-	json_t *lines = json_object_get(ack, "lines");
-	for (size_t i = 0; i < json_array_size(lines); i++) {
-		json_t *line = json_array_get(lines, i);
-		const char *text = json_string_value(json_object_get(line, "text"));
-		if (text && strlen(text) > ENGINE_EXCERPT_LINE) {
-			char *cut = engine_excerpt(text, ENGINE_EXCERPT_LINE);
-			json_object_set_new(line, "text", json_string(cut));
-			free(cut);
-		}
-	}
-	if (set->count > shown.count) {
-		json_int_t ok = 0, errors = 0, ignored = 0;
-		for (size_t i = shown.count; i < set->count; i++) {
-			enum order_status st = set->orders[i].status;
-			ok += st == ORDER_OK;
-			errors += st == ORDER_ERROR;
-			ignored += st == ORDER_IGNORED;
-		}
-		json_object_set_new(ack, "lines_not_shown",
-				    json_pack("{s:I, s:I, s:I, s:I}", "count",
-					      (json_int_t)(set->count - shown.count), "understood", ok,
-					      "in_error", errors, "ignored", ignored));
-	}
-	return ack;
-}
-
 /* The reply's Subject: "Re: " and at most an excerpt of the mail's Subject,
  * when that may be repeated (see struct process), else the fallback. */
 static char *reply_subject(const char *subject, const char *fallback)
@@ -392,25 +354,6 @@ static char *render_optional(struct engine *e, const char *name, const json_t *d
 	return text;
 }
 
-/* The movement order a turn carried out is kept (an undo may take the turn
- * back) but is no current order: the reply shows what stands for the next
- * time. */
-static void drop_movement(struct order_set *merged, const struct campaign *c, char **text)
-{
-	size_t w = 0;
-	for (size_t i = 0; i < merged->count; i++) {
-		enum order_kind k = merged->orders[i].kind;
-		if (k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
-		    k == ORDER_NO_MOVE)
-			order_free(&merged->orders[i]);
-		else
-			merged->orders[w++] = merged->orders[i];
-	}
-	merged->count = w;
-	free(*text);
-	*text = orders_format_pending(merged, c);
-}
-
 static int accept_orders(struct process *p, struct order_set *set, int player, char **errstr)
 {
 	struct engine *e = p->e;
@@ -442,7 +385,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	    STORE_OK)
 		goto done;
 	if (turn_over)
-		drop_movement(&merged, c, &merged_text);
+		engine_drop_movement(&merged, c, &merged_text);
 	bool password_changed = false;
 	for (size_t i = 0; i < set->count; i++) {
 		const struct order *o = &set->orders[i];
@@ -486,7 +429,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	bool carried = !turn_over && c->phase == PHASE_CAMPAIGN &&
 		       (over_now || after->phase != c->phase || after->year != c->year);
 	if (carried)
-		drop_movement(&merged, c, &merged_text);
+		engine_drop_movement(&merged, c, &merged_text);
 
 	out->verdict = ENGINE_ACCEPTED;
 	out->order_errors = set->errors;

@@ -53,6 +53,9 @@ char *engine_stored_message_id(const char *id);
  * "lines_not_shown" {count, understood, in_error, ignored}. */
 json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
 			const struct campaign *c, int player);
+/* The movement orders taken out of `merged` (a turn carried them out: kept
+ * in the store, no current order); *text made again from what is left. */
+void engine_drop_movement(struct order_set *merged, const struct campaign *c, char **text);
 
 /* A password like campaignctl init's: 16 Crockford base32 symbols in
  * groups of four (engine_year_org.c). */
