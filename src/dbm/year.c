@@ -322,6 +322,22 @@ size_t year_orders_too_late(const struct year_state *st, const struct campaign *
 		set->errors++;
 		n++;
 	}
+	/* a recruitment order in the campaign phase is for the recruitment
+	 * at the end of this year: one that cannot be carried out as things
+	 * stand says that the recruitment phase is over, not only the rule */
+	for (size_t i = 0; c->phase == PHASE_CAMPAIGN && st->step != YEAR_IDLE && i < set->count;
+	     i++) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_ERROR || !year_is_recruitment(o->kind) || !o->error)
+			continue;
+		char *why = xasprintf("the recruitment phase is over: the next one is at the end "
+				      "of %d; a recruitment order now is kept for it, but as your "
+				      "army stands now this one cannot be carried out (%s), so it "
+				      "is not kept: send it again in that recruitment phase",
+				      c->year, o->error);
+		free(o->error);
+		o->error = why;
+	}
 	if (!year_turn_is_over(st, c, player))
 		return n;
 	size_t place = st->sequence_len;

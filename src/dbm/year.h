@@ -155,7 +155,9 @@ bool year_turn_is_over(const struct year_state *st, const struct campaign *c, in
  * campaign phase is over (or under way: his move is being carried out)
  * come for a turn that is over: each is marked ORDER_ERROR saying so (not
  * used, not kept). So are INVADE and MOVE from a player who took the Ally
- * option this year (a contingent sent on call). Returns how many. */
+ * option this year (a contingent sent on call). A recruitment order in
+ * error in the campaign phase says the recruitment phase is over. Returns
+ * how many movement orders were marked. */
 size_t year_orders_too_late(const struct year_state *st, const struct campaign *c, int player,
 			    struct order_set *set);
 

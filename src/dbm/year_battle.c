@@ -125,6 +125,13 @@ void year_start_battle(struct year_run *r, int attacker, int defender, int provi
 				  pkey(c, defender), pkey(c, attacker));
 	json_object_set_new(d, "report_example", json_string(example));
 	json_object_set_new(d, "forces", forces);
+	/* what the turn cost so far (storm, forced march or passage, supply)
+	 * is in the figures above: the mail says it, the turn report comes
+	 * only once the battle is settled */
+	year_sync_turn_events(r);
+	json_t *so_far = year_events_for_mail(c, st->turn_events);
+	json_object_set_new(d, "has_events", json_boolean(json_array_size(so_far) > 0));
+	json_object_set_new(d, "events", so_far);
 	free(example);
 	year_mail(r, "battle", NO_INDEX, true, d, "Battle at %s", prov_name(c, province));
 }

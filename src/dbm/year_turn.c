@@ -114,6 +114,16 @@ bool year_check_turn_orders(struct year_run *r)
 	return true;
 }
 
+/* A permission in the decision event: "allowed", "denied", or, when the
+ * player answered the other question but not this one, that it is the
+ * default (with no answer at all, the event says "by default" once). */
+static const char *permission_said(int answer, bool silent)
+{
+	if (answer == 1)
+		return "allowed";
+	return answer == 0 || silent ? "denied" : "not answered, denied by default";
+}
+
 /* ---------------------------------------------------------------- turns */
 
 void year_end_turn(struct year_run *r)
@@ -783,10 +793,25 @@ bool year_resolve_decision(struct year_run *r)
 			int pass = year_permission_of(&set, mover, false);
 			int sup = year_permission_of(&set, mover, true);
 			orders_set_free(&set);
-			event_emit(r->log, "decision", RULE_HOSTILE_PROVINCES,
-				   "{s:s, s:s, s:s, s:s, s:b}", "asked", pkey(c, q), "question",
-				   "permission", "passage", pass == 1 ? "allowed" : "denied", "supply",
-				   sup == 1 ? "allowed" : "denied", "by_default", pass < 0 && sup < 0);
+			/* what he was asked, as he answered it: an answer he did
+			 * not give is said to be the default (silence is DENY) */
+			bool need_pass = false, need_supply = false;
+			size_t j;
+			json_t *w;
+			json_array_foreach(json_object_get(pd, "passage"), j, w)
+				need_pass |= json_equal(w, v);
+			json_array_foreach(json_object_get(pd, "supply"), j, w)
+				need_supply |= json_equal(w, v);
+			bool silent = (!need_pass || pass < 0) && (!need_supply || sup < 0);
+			json_t *ev = event_emit(r->log, "decision", RULE_HOSTILE_PROVINCES,
+						"{s:s, s:s, s:b}", "asked", pkey(c, q),
+						"question", "permission", "by_default", silent);
+			if (need_pass)
+				json_object_set_new(ev, "passage",
+						    json_string(permission_said(pass, silent)));
+			if (need_supply)
+				json_object_set_new(ev, "supply",
+						    json_string(permission_said(sup, silent)));
 		}
 		struct order_set set;
 		orders_parse(jstr(pd, "order"), c, mover, &set);

@@ -55,44 +55,6 @@ static char *reply_token(const char *prefix, const char *raw, size_t len, uint32
 }
 
 
-/* A reply lists the mail's lines one by one: at most ENGINE_ACK_MAX_LINES
- * of them, each sender's text an excerpt; the rest is only counted
- * ("lines_not_shown": how many were understood, in error or ignored), so a
- * mail of 250,000 lines gives a short reply and no JSON for its tail. What
- * will be applied is still shown in full (the current orders). */
-json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
-			const struct campaign *c, int player)
-{
-	struct order_set shown = *set;
-	if (shown.count > ENGINE_ACK_MAX_LINES)
-		shown.count = ENGINE_ACK_MAX_LINES;
-	json_t *ack = orders_ack_json(&shown, current, c, player);
-	json_t *lines = json_object_get(ack, "lines");
-	for (size_t i = 0; i < json_array_size(lines); i++) {
-		json_t *line = json_array_get(lines, i);
-		const char *text = json_string_value(json_object_get(line, "text"));
-		if (text && strlen(text) > ENGINE_EXCERPT_LINE) {
-			char *cut = engine_excerpt(text, ENGINE_EXCERPT_LINE);
-			json_object_set_new(line, "text", json_string(cut));
-			free(cut);
-		}
-	}
-	if (set->count > shown.count) {
-		json_int_t ok = 0, errors = 0, ignored = 0;
-		for (size_t i = shown.count; i < set->count; i++) {
-			enum order_status st = set->orders[i].status;
-			ok += st == ORDER_OK;
-			errors += st == ORDER_ERROR;
-			ignored += st == ORDER_IGNORED;
-		}
-		json_object_set_new(ack, "lines_not_shown",
-				    json_pack("{s:I, s:I, s:I, s:I}", "count",
-					      (json_int_t)(set->count - shown.count), "understood", ok,
-					      "in_error", errors, "ignored", ignored));
-	}
-	return ack;
-}
-
 /* The reply's Subject: "Re: " and at most an excerpt of the mail's Subject,
  * when that may be repeated (see struct process), else the fallback. */
 static char *reply_subject(const char *subject, const char *fallback)
@@ -405,6 +367,9 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	orders_set_init(&merged);
 	json_t *data = NULL;
 	struct engine_maps maps = {0};
+	struct campaign *after = NULL;
+	struct order_set standing;
+	orders_set_init(&standing);
 
 	orders_validate(set, c, player);
 	bool turn_over = false;
@@ -419,23 +384,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (store_orders_set(e->store, pl->key, c->year, c->phase, merged_text, p->now, errstr) !=
 	    STORE_OK)
 		goto done;
-	if (turn_over) {
-		/* the movement order his turn carried out is kept (an undo may
-		 * take the turn back) but is no current order: the reply shows
-		 * what stands for the next time */
-		size_t w = 0;
-		for (size_t i = 0; i < merged.count; i++) {
-			enum order_kind k = merged.orders[i].kind;
-			if (k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
-			    k == ORDER_NO_MOVE)
-				order_free(&merged.orders[i]);
-			else
-				merged.orders[w++] = merged.orders[i];
-		}
-		merged.count = w;
-		free(merged_text);
-		merged_text = orders_format_pending(&merged, c);
-	}
+	if (turn_over)
+		engine_drop_movement(&merged, c, &merged_text);
 	bool password_changed = false;
 	for (size_t i = 0; i < set->count; i++) {
 		const struct order *o = &set->orders[i];
@@ -447,8 +397,39 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	}
 
 	char *year_note = NULL;
-	if (engine_year_after_orders(e, player, set, p->now, &year_note, errstr) != 0)
+	bool refused = false;
+	if (engine_year_after_orders(e, player, set, p->now, &year_note, &refused, errstr) != 0)
 		goto done;
+	/* a battle report refused is no line understood: each of its lines
+	 * is one in error (the reason is in the year's note) */
+	for (size_t i = 0; refused && i < set->count; i++) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || o->kind < ORDER_BATTLE_AT ||
+		    o->kind > ORDER_BATTLE_GENERAL_KILLED)
+			continue;
+		o->status = ORDER_ERROR;
+		free(o->error);
+		o->error = xstrdup("not used: the battle result was refused (why: see above)");
+		set->errors++;
+	}
+	/* the reply speaks of things as this mail left them: the army where
+	 * it stands now, no movement order its own turn carried out */
+	if (store_load_campaign(e->store, &after, errstr) != STORE_OK) {
+		free(year_note);
+		goto done;
+	}
+	bool over_now = false;
+	struct order_set none;
+	orders_set_init(&none);
+	if (engine_year_orders_too_late(e, after, player, &none, &over_now, errstr) != 0) {
+		free(year_note);
+		goto done;
+	}
+	/* his turn carried out by this mail, or the year gone on past it */
+	bool carried = !turn_over && c->phase == PHASE_CAMPAIGN &&
+		       (over_now || after->phase != c->phase || after->year != c->year);
+	if (carried)
+		engine_drop_movement(&merged, c, &merged_text);
 
 	out->verdict = ENGINE_ACCEPTED;
 	out->order_errors = set->errors;
@@ -456,7 +437,31 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 				 set->errors, set->errors == 1 ? "" : "s");
 	out->orders_understood = xstrdup(merged_text);
 
-	data = engine_ack_json(set, &merged, c, player);
+	/* the year gone on to another phase: what stands now is what was
+	 * carried into it */
+	bool moved_on = after->phase != c->phase || after->year != c->year;
+	if (moved_on) {
+		char *t = NULL;
+		if (store_orders_get(e->store, pl->key, after->year, after->phase, &t, errstr) !=
+		    STORE_OK) {
+			free(year_note);
+			goto done;
+		}
+		if (t)
+			orders_parse(t, after, player, &standing);
+		free(t);
+	}
+	data = engine_ack_json(set, moved_on ? &standing : &merged, after, player);
+	if (moved_on) { /* the phase the mail was taken in */
+		json_object_set_new(data, "year", json_integer(c->year));
+		json_object_set_new(data, "phase", json_string(campaign_phase_name(c->phase)));
+	}
+	if (carried) {
+		/* the lines his turn carried out: costs as they were paid */
+		json_t *before = engine_ack_json(set, &merged, c, player);
+		json_object_set(data, "lines", json_object_get(before, "lines"));
+		json_decref(before);
+	}
 	json_t *base = base_data(p, player);
 	json_object_update_missing(data, base);
 	json_decref(base);
@@ -465,6 +470,19 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		json_object_set_new(data, "forwarded", json_true());
 	if (p->info->from_addr && pl->email && strcasecmp(p->info->from_addr, pl->email) != 0)
 		json_object_set_new(data, "sender_address", json_string(p->info->from_addr));
+	for (size_t i = 0; c->phase == PHASE_RECRUITMENT && i < set->count; i++) {
+		if (set->orders[i].kind != ORDER_NO_MOVE || set->orders[i].status != ORDER_OK)
+			continue;
+		char *n = xasprintf("NO MOVE in the recruitment phase means that you recruit "
+				    "nothing. It is not kept as your movement order for %d: with "
+				    "none sent by your turn's deadline, your turn of %d is NO MOVE "
+				    "by default.", c->year + 1, c->year + 1);
+		char *both = year_note ? xasprintf("%s %s", year_note, n) : xstrdup(n);
+		free(n);
+		free(year_note);
+		year_note = both;
+		break;
+	}
 	if (year_note)
 		json_object_set_new(data, "year_note", json_string(year_note));
 	free(year_note);
@@ -547,6 +565,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	rc = 0;
 done:
 	engine_maps_free(&maps);
+	campaign_free(after);
 	json_decref(data);
 	free(token);
 	free(subject);
@@ -554,6 +573,7 @@ done:
 	free(merged_text);
 	orders_set_free(&pending);
 	orders_set_free(&merged);
+	orders_set_free(&standing);
 	return rc;
 }
 

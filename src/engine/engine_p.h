@@ -53,6 +53,9 @@ char *engine_stored_message_id(const char *id);
  * "lines_not_shown" {count, understood, in_error, ignored}. */
 json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
 			const struct campaign *c, int player);
+/* The movement orders taken out of `merged` (a turn carried them out: kept
+ * in the store, no current order); *text made again from what is left. */
+void engine_drop_movement(struct order_set *merged, const struct campaign *c, char **text);
 
 /* A password like campaignctl init's: 16 Crockford base32 symbols in
  * groups of four (engine_year_org.c). */
@@ -163,10 +166,11 @@ int guard_password_right(struct engine *e, const char *who, bool own, char **err
 /* After a player's orders were stored (inside the mail's transaction):
  * battle result lines go to the battle waiting for them, and the year moves
  * on with the new orders. *note (allocated, or NULL) is a sentence for the
- * acknowledgement (e.g. why a report was refused). Returns 0, or -1 with
+ * acknowledgement (e.g. why a report was refused); *refused tells whether
+ * the mail's battle result lines were not used. Returns 0, or -1 with
  * *errstr on a database error. */
 int engine_year_after_orders(struct engine *e, int player, const struct order_set *set,
-			     int64_t now, char **note, char **errstr);
+			     int64_t now, char **note, bool *refused, char **errstr);
 /* Before a player's orders are merged: movement orders for a turn of his
  * that is over are marked in error saying so (year_orders_too_late);
  * *turn_over tells whether it is (his movement order, carried out, is no

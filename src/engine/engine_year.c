@@ -393,12 +393,13 @@ int engine_year_orders_too_late(struct engine *e, const struct campaign *c, int 
 }
 
 int engine_year_after_orders(struct engine *e, int player, const struct order_set *set,
-			     int64_t now, char **note, char **errstr)
+			     int64_t now, char **note, bool *refused, char **errstr)
 {
 	struct yctx y;
 	int rc = -1;
 	char why[WHY_MAX];
 	*note = NULL;
+	*refused = false;
 	if (yctx_open(&y, e, now, false, errstr) != 0)
 		goto done;
 	bool battle = year_set_has_battle_lines(set);
@@ -406,13 +407,17 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 	if (y.st.step != YEAR_ENDED)
 		relations = year_orders_received(&y.run, player, set);
 	if (y.st.step == YEAR_IDLE || y.st.step == YEAR_ENDED) {
-		if (battle)
+		if (battle) {
 			*note = xstrdup("No battle is waiting for its result: the result lines were "
 					"not used.");
+			*refused = true;
+		}
 	} else if (battle) {
 		char *as = year_battle_report_text(&y.run, set);
-		if (year_battle_report(&y.run, player, false, set, why, sizeof why) != 0)
+		if (year_battle_report(&y.run, player, false, set, why, sizeof why) != 0) {
 			*note = xasprintf("Your battle result was not used: %s.", why);
+			*refused = true;
+		}
 		else if (as)
 			*note = xasprintf("Your battle result was recorded as:\n\n%s", as);
 		else

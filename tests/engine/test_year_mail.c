@@ -491,6 +491,167 @@ static void test_order_for_a_turn_that_is_over(void **state)
 	campaign_free(c);
 }
 
+/* Club finding 1: Burgundy's INVADE, sent during his turn, is carried out by
+ * the same mail: the reply does not list it under his current orders, and
+ * what he sent still shows under his mail's lines. */
+static void test_order_carried_out_by_its_own_mail(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nALLOW PASSAGE burgundy\nDENY SUPPLY burgundy\n",
+		    NOW - HOUR));
+	start(f, NOW);
+	char *reply = orders(f, "burgundy", "IN STORM HALT\nINVADE Flanders VIA Paris\n",
+			     NOW + HOUR);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[0].location, 2); /* carried out: in Flanders */
+	campaign_free(c);
+	assert_has(reply, "  3: INVADE Flanders VIA Paris\n        -> 2 stages: normal move");
+	const char *current = strstr(reply, "Your current orders");
+	assert_non_null(current);
+	assert_has(current, "  IN STORM HALT\n");
+	assert_has_not(current, "\n  INVADE");
+	free(reply);
+}
+
+/* The last acknowledgement `to` received, as it arrived. */
+static char *last_ack(struct test_engine *f, const char *to)
+{
+	char *text = NULL;
+	assert_true(mails(f, to, "Re: orders", &text) > 0);
+	return text;
+}
+
+/* Club finding 9: a mail whose battle report was refused does not say it
+ * was understood: the report's lines count as lines in error. */
+static void test_refused_report_is_an_error(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "INVADE Paris\n", NOW - HOUR));
+	free(orders(f, "france", "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "burgundy",
+		    "IN STORM HALT\nBATTLE AT Paris\nWINNER france\nDESTROYED burgundy 40 Kn(S)\n",
+		    NOW + HOUR));
+	char *text = last_ack(f, BURGUNDY);
+	assert_has(text, "Your battle result was not used");
+	assert_has_not(text, "Every line of your mail was understood");
+	assert_has_not(text, "Errors: 0");
+	assert_has(text, "3 lines of your mail could not be accepted: see below.");
+	assert_has(text, "A battle report is taken whole or not at all");
+	assert_has(text, "  3: BATTLE AT Paris\n        ERROR: not used: the battle result was "
+			 "refused");
+	assert_has(text, "Errors: 3");
+	free(text);
+}
+
+/* Club finding 3: France's report, agreeing with Burgundy's, settles the
+ * battle at Calais and sends France's army back to Paris: the reply's cost
+ * notes count from Paris, where the army stands after the mail. */
+static void test_costs_after_the_mail(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nIF INVADED ANY BATTLE\nALLOW PASSAGE burgundy\n"
+		    "DENY SUPPLY burgundy\n", NOW - 2 * HOUR));
+	free(orders(f, "burgundy", "INVADE Calais VIA Paris\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "burgundy", "BATTLE AT Calais\nWINNER burgundy\n", NOW + HOUR));
+	char *reply = orders(f, "france", "BATTLE AT Calais\nWINNER burgundy\n"
+			     "IF INVADED Calais BATTLE\n", NOW + 2 * HOUR);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].location, 1); /* back in Paris */
+	campaign_free(c);
+	assert_has(reply, "Your battle result was recorded");
+	assert_has(reply, "-> at most 1 stage from Paris (where your army stands now)");
+	assert_has_not(reply, "from Calais (where your army stands now)");
+	free(reply);
+}
+
+/* Club finding 4: France, asked for passage and supply, answers only the
+ * passage: the turn report says what France decided, and the supply it did
+ * not answer as the default, not as its answer. */
+static void test_permission_answer_as_given(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "INVADE Flanders VIA Paris\n", NOW - HOUR));
+	free(orders(f, "france", "NO MOVE\nIF INVADED ANY BATTLE\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "france", "ALLOW PASSAGE burgundy\n", NOW + HOUR));
+	tick(f, NOW + 25 * HOUR); /* the supply is not answered by the deadline */
+	char *text = NULL;
+	assert_int_equal(mails(f, BURGUNDY, "The turn of Burgundy", &text), 1);
+	assert_has(text, "France answers (permission): passage allowed, supply not answered, "
+			 "denied by default.\n");
+	assert_has_not(text, "supply denied");
+	free(text);
+}
+
+/* Club finding 5: a recruitment order the rules refuse in the campaign
+ * phase says that the recruitment phase is over, not only the rule. */
+static void test_recruitment_order_out_of_its_phase(void **state)
+{
+	struct test_engine *f = *state;
+	start(f, NOW);
+	free(orders(f, "burgundy", "RECRUIT 40 Kn(S)\n", NOW + HOUR));
+	char *text = last_ack(f, BURGUNDY);
+	assert_has(text, "RECRUIT 40 Kn(S)\n        ERROR: the recruitment phase is over: the "
+			 "next one is at the end of 1450; a recruitment order now is kept for "
+			 "it, but as your army stands now this one cannot be carried out (");
+	free(text);
+}
+
+/* Club finding 7: a player whose reserve is empty is not offered "up to
+ * 40 AP from your reserve (0 AP)": the recruitment mail says nothing can
+ * be recruited. */
+static void test_recruitment_with_an_empty_reserve(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_calais(f, "NO MOVE");
+	char *text = NULL;
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Recruitment", &text), 1);
+	assert_has(text, "The campaign phase is over. Your reserve is empty: nothing can be\n"
+			 "recruited. You may still dismiss troops:\n  DISMISS <n> <element>\n");
+	assert_has(text, "Your reserve:\n  (empty: there is nothing to recruit)\n");
+	assert_has_not(text, "You may recruit up to");
+	assert_has_not(text, "(0 AP)");
+	free(text);
+}
+
+/* Club finding 6: NO MOVE sent in the recruitment phase is answered with
+ * what it means there, and that it is not next year's movement order; the
+ * mail that ends the recruitment lists what stands in the new year. */
+static void test_no_move_in_the_recruitment(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_calais(f, "NO MOVE");
+	free(orders(f, "burgundy", "NO MOVE\n", NOW + 3 * HOUR));
+	char *text = last_ack(f, BURGUNDY);
+	assert_has(text, "Test Marches, 1450, recruitment phase\n");
+	assert_has(text, "NO MOVE in the recruitment phase means that you recruit nothing. It "
+			 "is not kept as your movement order for 1451: with none sent by your "
+			 "turn's deadline, your turn of 1451 is NO MOVE by default.");
+	assert_has(text, "  2: NO MOVE\n");
+	assert_has(text, "change them.\n  (none: if your turn comes, the default applies)\n");
+	free(text);
+}
+
+/* Club finding 1 (the losses): the battle mail, sent before the turn
+ * report, says what the mover's turn has cost so far. */
+static void test_battle_mail_tells_the_turn_so_far(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nIF INVADED ANY BATTLE\nALLOW PASSAGE burgundy\n"
+		    "DENY SUPPLY burgundy\n", NOW - 2 * HOUR));
+	free(orders(f, "burgundy", "INVADE Calais VIA Paris\n", NOW - HOUR));
+	start(f, NOW);
+	char *text = NULL;
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Battle at Calais", &text), 1);
+	assert_has(text, "Burgundy (440 AP) attacks France (480 AP)\n");
+	assert_has(text, "This turn so far (the figures above and below count it):\n"
+			 "  Burgundy orders: INVADE Calais VIA Paris\n");
+	assert_has(text, "  Burgundy loses 40 AP (out of supply).\n");
+	free(text);
+}
+
 /* ---------------------------------------------------------------- item 7 */
 
 /* Reminders at 96 h and 24 h, a turn of 72 h: no reminder with the mail
@@ -655,12 +816,12 @@ static void test_undo_and_the_diary(void **state)
 	for (size_t k = 0; k < 2; k++) {
 		char *all = subjects(f, to[k]);
 		size_t plain = 0;
-		for (const char *at = all; (at = strstr(at, "1450 \u00b7 The year's diary")); at++)
-			plain++;
+		for (const char *at = all; (at = strstr(at, "] 1450 \u00b7 The year's diary")); at++)
+			plain++; /* a corrected one says "Corrected:" after the year */
 		free(all);
 		assert_int_equal(plain, 1);
 		char *text = NULL;
-		if (mails(f, to[k], "Corrected: The year's diary", &text))
+		if (mails(f, to[k], "1450 \u00b7 Corrected: The year's diary", &text))
 			assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan "
 					 "2027 12:00 CET under the same subject: the organiser undid "
 					 "the step recruitment and it was played again.\n");
@@ -697,6 +858,14 @@ int main(void)
 		T(test_early_order_that_cannot_be_carried_out, setup),
 		T(test_refused_order_is_mailed, setup),
 		T(test_order_for_a_turn_that_is_over, setup),
+		T(test_order_carried_out_by_its_own_mail, setup),
+		T(test_refused_report_is_an_error, setup),
+		T(test_costs_after_the_mail, setup),
+		T(test_permission_answer_as_given, setup),
+		T(test_recruitment_order_out_of_its_phase, setup),
+		T(test_recruitment_with_an_empty_reserve, setup),
+		T(test_no_move_in_the_recruitment, setup),
+		T(test_battle_mail_tells_the_turn_so_far, setup),
 		T(test_reminders, setup_reminders),
 		T(test_undo_and_corrections, setup),
 		T(test_standing_order_cost, setup_far),

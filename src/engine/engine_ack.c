@@ -1,0 +1,66 @@
+/* The acknowledgement's data: the mail's lines (cut to a size) and the
+ * orders that stand. */
+#include "config.h"
+
+#include <string.h>
+
+#include "engine/engine_p.h"
+#include "dbm/orders.h"
+#include "base/util.h"
+
+/* A reply lists the mail's lines one by one: at most ENGINE_ACK_MAX_LINES
+ * of them, each sender's text an excerpt; the rest is only counted
+ * ("lines_not_shown": how many were understood, in error or ignored), so a
+ * mail of 250,000 lines gives a short reply and no JSON for its tail. What
+ * will be applied is still shown in full (the current orders). */
+json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
+			const struct campaign *c, int player)
+{
+	struct order_set shown = *set;
+	if (shown.count > ENGINE_ACK_MAX_LINES)
+		shown.count = ENGINE_ACK_MAX_LINES;
+	json_t *ack = orders_ack_json(&shown, current, c, player);
+	json_t *lines = json_object_get(ack, "lines");
+	for (size_t i = 0; i < json_array_size(lines); i++) {
+		json_t *line = json_array_get(lines, i);
+		const char *text = json_string_value(json_object_get(line, "text"));
+		if (text && strlen(text) > ENGINE_EXCERPT_LINE) {
+			char *cut = engine_excerpt(text, ENGINE_EXCERPT_LINE);
+			json_object_set_new(line, "text", json_string(cut));
+			free(cut);
+		}
+	}
+	if (set->count > shown.count) {
+		json_int_t ok = 0, errors = 0, ignored = 0;
+		for (size_t i = shown.count; i < set->count; i++) {
+			enum order_status st = set->orders[i].status;
+			ok += st == ORDER_OK;
+			errors += st == ORDER_ERROR;
+			ignored += st == ORDER_IGNORED;
+		}
+		json_object_set_new(ack, "lines_not_shown",
+				    json_pack("{s:I, s:I, s:I, s:I}", "count",
+					      (json_int_t)(set->count - shown.count), "understood", ok,
+					      "in_error", errors, "ignored", ignored));
+	}
+	return ack;
+}
+
+/* The movement order a turn carried out is kept (an undo may take the turn
+ * back) but is no current order: the reply shows what stands for the next
+ * time. */
+void engine_drop_movement(struct order_set *merged, const struct campaign *c, char **text)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < merged->count; i++) {
+		enum order_kind k = merged->orders[i].kind;
+		if (k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
+		    k == ORDER_NO_MOVE)
+			order_free(&merged->orders[i]);
+		else
+			merged->orders[w++] = merged->orders[i];
+	}
+	merged->count = w;
+	free(*text);
+	*text = orders_format_pending(merged, c);
+}
