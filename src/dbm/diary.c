@@ -239,6 +239,9 @@ static json_t *narrate(const struct campaign *c, const json_t *ev, const char *k
 		json_object_set(out, key, value);
 		add_whole_ap(out, key, value);
 		add_value_flag(out, key, value);
+		if (strcmp(key, "distance") == 0 && json_is_integer(value))
+			json_object_set_new(out, "distance_s",
+					    json_string(plural_s(json_integer_value(value))));
 	}
 	json_object_set_new(out, "seq", json_integer(seq));
 	char *flag = xasprintf("is_%s", kind);
@@ -404,9 +407,9 @@ static bool fold(struct year_builder *b, const json_t *ev, const char *kind)
 			json_object_foreach(json_object_get(ev, "generals"), label, v)
 				n += (int)json_integer_value(v);
 			json_array_append_new(json_object_get(b->last_battle, "generals_killed"),
-					      json_pack("{s:o, s:i}", "player",
+					      json_pack("{s:o, s:i, s:s}", "player",
 							player_ref_by_key(c, json_string_value(json_object_get(ev, "player"))),
-							"count", n));
+							"count", n, "count_s", plural_s(n)));
 		}
 		return true;
 	}

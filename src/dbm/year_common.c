@@ -142,6 +142,9 @@ static void decorate_field(const struct campaign *c, json_t *ev, const char *k, 
 				free(name);
 			}
 		}
+	} else if (json_is_integer(v) && strcmp(k, "stages_moved") == 0) {
+		json_object_set_new(ev, "stages_moved_s",
+				    json_string(plural_s(json_integer_value(v))));
 	} else if (json_is_integer(v) && kl >= 7 && strcmp(k + kl - 7, "half_ap") == 0) {
 		char buf[24], *name = xasprintf("%.*sap", (int)(kl - 7), k);
 		json_object_set_new(ev, name,
@@ -180,16 +183,19 @@ json_t *year_positions_json(const struct campaign *c)
 	for (size_t i = 0; i < c->player_count; i++) {
 		const struct player *p = &c->players[i];
 		char ap[24];
+		int held = player_province_count(c, (int)i);
+		char *held_text = xasprintf("%d province%s", held, plural_s(held));
 		json_array_append_new(
-			arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b}", "player", p->key,
+			arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:b}", "player", p->key,
 				       "nation", pnation(c, (int)i), "status",
 				       p->status == PLAYER_ACTIVE ? "active"
 				       : p->status == PLAYER_OUT ? "out" : "left",
 				       "location", prov_name(c, p->location), "field_ap",
 				       half_ap_format(player_field_half_ap(p), ap), "provinces",
-				       player_province_count(c, (int)i), "prestige",
+				       held, "provinces_text", held_text, "prestige",
 				       rules_player_score(c, (int)i), "active",
 				       p->status == PLAYER_ACTIVE));
+		free(held_text);
 	}
 	return arr;
 }
