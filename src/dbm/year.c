@@ -127,6 +127,39 @@ const char *year_step_name(const struct year_state *st, const struct campaign *c
 	return buf;
 }
 
+const char *year_step_words(const struct campaign *c, const char *name, char *buf, size_t size)
+{
+	static const struct {
+		const char *name, *words;
+	} fixed[] = {{"recruitment", "the recruitment"},
+		     {"vote", "the vote on the campaign's end"},
+		     {"start", "the start of the year"},
+		     {"ended", "the end of the campaign"},
+		     {NULL, NULL}};
+	if (!name)
+		name = "";
+	if (strncmp(name, "turn-", 5) == 0 || strncmp(name, "decision-", 9) == 0) {
+		bool turn = name[0] == 't';
+		const char *key = name + (turn ? 5 : 9);
+		int p = find_player(c, key);
+		snprintf(buf, size, turn ? "%s's turn" : "%s's answer", p >= 0 ? pnation(c, p) : key);
+		return buf;
+	}
+	if (strncmp(name, "battle-", 7) == 0) {
+		int prov = find_province(c, name + 7);
+		snprintf(buf, size, "the battle at %s",
+			 prov != NO_INDEX ? prov_name(c, prov) : name + 7);
+		return buf;
+	}
+	for (size_t i = 0; fixed[i].name; i++)
+		if (strcmp(name, fixed[i].name) == 0) {
+			snprintf(buf, size, "%s", fixed[i].words);
+			return buf;
+		}
+	snprintf(buf, size, "%s", name);
+	return buf;
+}
+
 bool year_step_is(const struct year_state *st, const struct campaign *c, const char *name)
 {
 	char buf[256];

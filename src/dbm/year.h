@@ -179,6 +179,9 @@ char *year_battle_report_text(const struct year_run *r, const struct order_set *
  * "battle-flanders", "recruitment", "vote", "start", "ended") into buf. */
 const char *year_step_name(const struct year_state *st, const struct campaign *c, char *buf,
 			   size_t size);
+/* A step name as year_step_name writes it, in words for mails: "England's
+ * turn", "France's answer", "the battle at Normandy", "the recruitment". */
+const char *year_step_words(const struct campaign *c, const char *name, char *buf, size_t size);
 /* True if `name` (as typed: case, accents and dashes do not matter) names the
  * current step. */
 bool year_step_is(const struct year_state *st, const struct campaign *c, const char *name);

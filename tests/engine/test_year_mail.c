@@ -565,7 +565,7 @@ static void test_undo_and_corrections(void **state)
 	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Recruitment", NULL), 1);
 	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Corrected: Recruitment", &text), 1);
 	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
-			 "under the same subject: the organiser undid the step turn-france and it "
+			 "under the same subject: the organiser undid France's turn and it "
 			 "was played again.\nWhat changed:\n"
 			 "  was: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
 			 "2027 11:00 CET, or\n"
@@ -574,7 +574,7 @@ static void test_undo_and_corrections(void **state)
 	assert_true(strncmp(text, "Corrected: ", 11) == 0); /* the first line */
 	free(text);
 	/* the organiser's own actions are told */
-	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The organiser: undo", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The organiser: a step taken back", NULL), 1);
 
 	/* undo again; France now invades Picardy instead: the turn report and
 	 * the recruitment mail are sent again, marked */
@@ -586,7 +586,7 @@ static void test_undo_and_corrections(void **state)
 	campaign_free(c);
 	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Corrected: The turn of France", &text), 1);
 	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
-			 "under the same subject: the organiser undid the step turn-france and it "
+			 "under the same subject: the organiser undid France's turn and it "
 			 "was played again.\nWhat changed:\n");
 	assert_has(text, "  now: ");
 	assert_has(text, "Picardy");
