@@ -386,6 +386,29 @@ size_t year_orders_too_late(const struct year_state *st, const struct campaign *
 
 /* ---------------------------------------------------------------- reminders */
 
+/* What happens to a player who sends nothing before the deadline. */
+static const char *step_default(const struct year_state *st)
+{
+	const char *kind = jstr(st->pending, "kind");
+	switch (st->step) {
+	case YEAR_TURN:
+		return "If nothing comes, your army does not move this year (NO MOVE).";
+	case YEAR_RECRUITMENT:
+		return "If nothing comes, you recruit nothing this year.";
+	case YEAR_VOTE:
+		return "If nothing comes, your vote counts as END.";
+	case YEAR_DECISION:
+		if (kind && strcmp(kind, "allies") == 0)
+			return "If nothing comes, you send no contingent.";
+		if (kind && strcmp(kind, "defence") == 0)
+			return "If nothing comes, you stand a siege where you are invaded (no "
+			       "battle, no retreat).";
+		return "If nothing comes, passage and supply are denied.";
+	default:
+		return "If nothing comes, the step goes on without you.";
+	}
+}
+
 static void send_reminders(struct year_run *r)
 {
 	const struct campaign_settings *s = &r->c->settings;
@@ -408,6 +431,7 @@ static void send_reminders(struct year_run *r)
 	for (size_t i = 0; i < n; i++) {
 		json_t *d = year_deadline_data(r);
 		json_object_set_new(d, "waiting_for", json_string(what));
+		json_object_set_new(d, "if_nothing", json_string(step_default(st)));
 		json_object_set_new(d, "hours_left",
 				    json_integer((st->deadline - r->now + HOUR - 1) / HOUR));
 		char left[64];

@@ -512,6 +512,7 @@ static void test_reminders(void **state)
 	char *text = NULL;
 	assert_int_equal(mails(f, BURGUNDY, "Reminder", &text), 1);
 	assert_has(text, "1 day left: the deadline is Mon 18 Jan 2027 09:00 CET.");
+	assert_has(text, "If nothing comes, your army does not move this year (NO MOVE).");
 	free(text);
 	tick(f, deadline - 23 * HOUR);
 	assert_int_equal(mails(f, BURGUNDY, "Reminder", NULL), 1);
