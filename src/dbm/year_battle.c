@@ -370,11 +370,16 @@ void year_battle_dispute(struct year_run *r, const char *reason)
 	r->st->deadline = 0;
 	event_emit(r->log, "battle_disputed", RULE_DEFENDING, "{s:s, s:s}", "province",
 		   jstr(pd, "province"), "reason", reason);
-	json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "province", jstr(pd, "province"),
-			      "reason", reason, "attacker_nation",
+	char *sentence = xstrdup(reason);
+	if ('a' <= sentence[0] && sentence[0] <= 'z')
+		sentence[0] = (char)(sentence[0] - 'a' + 'A');
+	json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "province",
+			      jstr(pd, "province"), "reason", reason, "reason_text", sentence,
+			      "attacker_nation",
 			      pnation(c, find_player(c, jstr(pd, "attacker"))), "defender_nation",
 			      pnation(c, find_player(c, jstr(pd, "defender"))), "step_name", "",
 			      "reports", json_object_get(pd, "reports"));
+	free(sentence);
 	json_t *list = json_array();
 	const char *k;
 	json_t *v;

@@ -131,7 +131,11 @@ static void decorate_field(const struct campaign *c, json_t *ev, const char *k, 
 		"player", "winner", "loser", "owner", "defender", "invader", "besieger", "to",
 		"with", "attacker", "mover", "tributary", "overlord", "asked", NULL};
 	size_t kl = strlen(k);
-	if (json_is_string(v)) {
+	if (json_is_string(v) && strcmp(k, "decided") == 0) {
+		const char *how = json_string_value(v);
+		json_object_set_new(ev, "decided_text",
+				    json_string(strcmp(how, "organiser") == 0 ? "the organiser" : how));
+	} else if (json_is_string(v)) {
 		for (size_t i = 0; player_fields[i]; i++) {
 			if (strcmp(k, player_fields[i]) != 0)
 				continue;
