@@ -212,7 +212,8 @@ const char *year_format_time(int64_t t, char *buf, size_t size);
 const char *year_format_duration(int64_t seconds, char *buf, size_t size);
 /* Events decorated for templates: "k_<kind>": true, "<field>_nation" for
  * player keys, and "<name>_ap" (AP as text) for "<name>_half_ap" fields
- * ("ap" for "half_ap"). New reference. */
+ * ("ap" for "half_ap"); the sequence of play's dice are left out. New
+ * reference. */
 json_t *year_events_for_mail(const struct campaign *c, const json_t *events);
 
 #endif

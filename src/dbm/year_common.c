@@ -165,8 +165,14 @@ json_t *year_events_for_mail(const struct campaign *c, const json_t *events)
 	json_array_foreach(events, i, ev) {
 		if (!json_is_object(ev))
 			continue;
-		json_t *copy = json_deep_copy(ev);
 		const char *kind = jstr(ev, "kind");
+		/* the dice that drew the sequence of play: the order they decided
+		 * has its own mail, and their purposes are internal labels */
+		const char *purpose = jstr(ev, "purpose");
+		if (kind && strcmp(kind, "roll") == 0 && purpose &&
+		    strncmp(purpose, "sequence of play ", 17) == 0)
+			continue;
+		json_t *copy = json_deep_copy(ev);
 		if (kind) {
 			char *flag = xasprintf("k_%s", kind);
 			json_object_set_new(copy, flag, json_true());

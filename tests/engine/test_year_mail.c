@@ -636,6 +636,14 @@ static void test_retreat_with_only_the_forbidden_province(void **state)
 	assert_has_not(text, "(s)");
 	assert_has_not(text, " in Calais, 1 province");
 	free(text);
+	/* the dice that drew the sequence of play are not shown in any mail:
+	 * their labels are internal and the order has its own mail */
+	size_t sequence_mails = 0;
+	for (size_t i = 0; i < n_inbox; i++) {
+		assert_null(strstr(inbox[i].text, "sequence of play step"));
+		sequence_mails += strstr(inbox[i].subject, "The sequence of play") != NULL;
+	}
+	assert_true(sequence_mails > 0);
 }
 
 /* The year's last step undone and played again: the diary made again finds
