@@ -610,6 +610,18 @@ static void test_undo_and_corrections(void **state)
 			 "at Calais.\nWhat changed:\n");
 	assert_has(text, "  was: ");
 	free(text);
+	/* a mail corrected twice compares texts, not the first correction's
+	 * own preface: its lines are never listed as changed */
+	size_t twice = 0;
+	for (size_t i = 0; i < n_inbox; i++) {
+		assert_null(strstr(inbox[i].text, "was: Corrected:"));
+		assert_null(strstr(inbox[i].text, "was: What changed:"));
+		assert_null(strstr(inbox[i].text, "was: was:"));
+		assert_null(strstr(inbox[i].text, "was: now:"));
+		twice += strstr(inbox[i].text, "Corrected: ") != NULL &&
+			 strstr(inbox[i].subject, "Corrected: Recruitment") != NULL;
+	}
+	assert_true(twice >= 2); /* Recruitment was corrected more than once */
 }
 
 /* France loses at Calais, its army's province; its only other province,
