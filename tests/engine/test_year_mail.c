@@ -685,7 +685,7 @@ static void test_undo_and_the_diary(void **state)
 		if (mails(f, to[k], "Corrected: The diary of 1450", &text))
 			assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan "
 					 "2027 12:00 CET under the same subject: the organiser undid "
-					 "the step recruitment and it was played again.\n");
+					 "the recruitment and it was played again.\n");
 		free(text);
 	}
 }
