@@ -351,7 +351,7 @@ size_t year_orders_too_late(const struct year_state *st, const struct campaign *
 		o->understood = NULL;
 		o->error = xasprintf("%s has already taken the Ally movement option this year (a "
 				     "contingent was sent): no INVADE or MOVE until next year",
-				     pkey(c, player));
+				     pnation(c, player));
 		set->errors++;
 		n++;
 	}

@@ -225,7 +225,7 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 				party = (int)q;
 		if (party < 0) {
 			year_say(why, why_size, "%s did not fight in the battle at %s",
-				 pkey(c, o->target), prov_name(c, province));
+				 pnation(c, o->target), prov_name(c, province));
 			goto done;
 		}
 		switch (o->kind) {
@@ -276,7 +276,7 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 		goto done;
 	}
 	if (winner_side >= 0 && (winner_side == conceded_by || winner_side == withdrawal_by)) {
-		year_say(why, why_size, "%s is named the WINNER but also %s", pkey(c, winner_player),
+		year_say(why, why_size, "%s is named the WINNER but also %s", pnation(c, winner_player),
 			 winner_side == conceded_by ? "CONCEDED BY" : "WITHDRAWAL BY");
 		goto done;
 	}

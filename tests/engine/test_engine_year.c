@@ -1070,7 +1070,7 @@ static void test_allies_volunteer_then_invade(void **state)
 	/* an INVADE sent now is refused in the answer itself */
 	char *reply = deliver(f, "amedee@example.org",
 			      "PLAYER savoy " SAVOY_PW "\nINVADE Calais\n", NOW + HOUR / 2);
-	assert_non_null(strstr(reply, "ERROR: savoy has already taken the Ally movement option "
+	assert_non_null(strstr(reply, "ERROR: Savoy has already taken the Ally movement option "
 				      "this year (a contingent was sent): no INVADE or MOVE until "
 				      "next year"));
 	free(reply);
@@ -1096,10 +1096,10 @@ static void test_allies_volunteer_then_invade(void **state)
 	char *reason = refusal_of(f, 1450, "savoy", &refusals);
 	assert_int_equal(refusals, 1);
 	assert_non_null(reason);
-	assert_string_equal(reason, "savoy has already taken the Ally movement option this year "
+	assert_string_equal(reason, "Savoy has already taken the Ally movement option this year "
 				    "(a contingent was sent): no INVADE or MOVE until next year");
 	free(reason);
-	assert_int_equal(outbox_containing(f, "cannot be carried out now: savoy has already taken "
+	assert_int_equal(outbox_containing(f, "cannot be carried out now: Savoy has already taken "
 					      "the Ally"), 1);
 	/* at the deadline: no move, the recruitment */
 	char *err = NULL;
