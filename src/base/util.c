@@ -313,6 +313,11 @@ bool str_starts_with_ci(const char *s, const char *prefix)
 	return true;
 }
 
+const char *plural_s(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 const char *half_ap_format(int half_ap, char *buf)
 {
 	int whole = half_ap / 2, half = half_ap % 2;

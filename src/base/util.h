@@ -63,6 +63,9 @@ char *str_trim(char *s);
 const char *address_problem(const char *s);
 bool str_starts_with_ci(const char *s, const char *prefix);
 
+/* "" for 1, else "s": "2 stages", "1 stage" (English plurals in mail text). */
+const char *plural_s(long long n);
+
 /* Army points are counted in halves (DBM has 3.5 AP elements).
  * half_ap_format writes "480", "3.5" into buf (at least 16 bytes). */
 const char *half_ap_format(int half_ap, char *buf);

@@ -64,6 +64,17 @@ static json_t *player_ref_by_key(const struct campaign *c, const char *key)
 
 /* ---- the variant of an event's phrasing ---- */
 
+static unsigned variant_hash(const char *s, size_t n, unsigned phrasings)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	h ^= h >> 15;
+	return phrasings ? h % phrasings : 0;
+}
+
 unsigned diary_variant(int year, int seq, const char *kind, unsigned phrasings)
 {
 	/* FNV-1a over "year|seq|kind": reproducible, and neighbouring events
@@ -74,13 +85,22 @@ unsigned diary_variant(int year, int seq, const char *kind, unsigned phrasings)
 		n = 0;
 	if ((size_t)n >= sizeof buf)
 		n = sizeof buf - 1;
-	uint32_t h = 2166136261u;
-	for (int i = 0; i < n; i++) {
-		h ^= (unsigned char)buf[i];
-		h *= 16777619u;
-	}
-	h ^= h >> 15;
-	return phrasings ? h % phrasings : 0;
+	return variant_hash(buf, (size_t)n, phrasings);
+}
+
+unsigned diary_event_variant(int year, const json_t *ev, const char *kind, unsigned phrasings)
+{
+	/* FNV-1a over "year|kind|" and the event's fields (sorted, compact),
+	 * without "seq" should a copy carry it */
+	json_t *copy = json_is_object(ev) ? json_copy((json_t *)ev) : json_object();
+	json_object_del(copy, "seq");
+	char *body = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(copy);
+	char *all = xasprintf("%d|%s|%s", year, kind ? kind : "", body ? body : "");
+	free(body);
+	unsigned v = variant_hash(all, strlen(all), phrasings);
+	free(all);
+	return v;
 }
 
 /* ---- the fields of each kind of event that name players ---- */
@@ -218,9 +238,10 @@ static void add_value_flag(json_t *out, const char *key, const json_t *value)
 }
 
 /* The narrated copy of an event: players as references, whole AP, the
- * kind as a flag ("is_battle": true), the variant flags, the bias. */
+ * kind as a flag ("is_battle": true), the variant flags (from the event as
+ * stored), the bias. */
 static json_t *narrate(const struct campaign *c, const json_t *ev, const char *kind, int year,
-		       int seq)
+		       int seq, const json_t *stored)
 {
 	json_t *out = json_object();
 	const char *const *fields = fields_naming_players(kind);
@@ -239,12 +260,15 @@ static json_t *narrate(const struct campaign *c, const json_t *ev, const char *k
 		json_object_set(out, key, value);
 		add_whole_ap(out, key, value);
 		add_value_flag(out, key, value);
+		if (strcmp(key, "distance") == 0 && json_is_integer(value))
+			json_object_set_new(out, "distance_s",
+					    json_string(plural_s(json_integer_value(value))));
 	}
 	json_object_set_new(out, "seq", json_integer(seq));
 	char *flag = xasprintf("is_%s", kind);
 	json_object_set_new(out, flag, json_true());
 	free(flag);
-	unsigned v = diary_variant(year, seq, kind, phrasings_of(kind));
+	unsigned v = diary_event_variant(year, stored, kind, phrasings_of(kind));
 	json_object_set_new(out, "variant", json_integer(v));
 	for (unsigned i = 0; i < DIARY_MAX_PHRASINGS; i++) {
 		char name[8];
@@ -404,9 +428,9 @@ static bool fold(struct year_builder *b, const json_t *ev, const char *kind)
 			json_object_foreach(json_object_get(ev, "generals"), label, v)
 				n += (int)json_integer_value(v);
 			json_array_append_new(json_object_get(b->last_battle, "generals_killed"),
-					      json_pack("{s:o, s:i}", "player",
+					      json_pack("{s:o, s:i, s:s}", "player",
 							player_ref_by_key(c, json_string_value(json_object_get(ev, "player"))),
-							"count", n));
+							"count", n, "count_s", plural_s(n)));
 		}
 		return true;
 	}
@@ -667,7 +691,7 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 		if (strcmp(kind, "supply") == 0 && json_is_true(json_object_get(ev, "in_supply")))
 			goto comments;
 
-		json_t *n = narrate(c, ev, kind, year, seq);
+		json_t *n = narrate(c, ev, kind, year, seq, json_array_get(events, i));
 		json_array_append_new(current_list(&b, kind), n);
 		b.last_narrated = n;
 		if (strcmp(kind, "battle") == 0) {

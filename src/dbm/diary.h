@@ -31,6 +31,10 @@ json_t *diary_player_ref(const struct campaign *c, int player);
  * year) of `kind` uses: a hash of the three, so the same diary always reads
  * the same and neighbouring events vary. 0 if phrasings is 0. */
 unsigned diary_variant(int year, int seq, const char *kind, unsigned phrasings);
+/* The phrasing of a narrated event: a hash of its year, kind and content
+ * (not its place in the year), so that notes added before it (an undo, a
+ * resume) do not change how the same event reads. */
+unsigned diary_event_variant(int year, const json_t *ev, const char *kind, unsigned phrasings);
 
 /* Turns c (a copy the caller owns) back into the campaign as it stood at
  * the end of `year`, by undoing the events of later years (`events`: every

@@ -303,7 +303,7 @@ static void move_notes(const struct order *o, const struct campaign *c, int play
 	}
 	if (o->stages == 0 && o->kind == ORDER_SEND_CONTINGENT)
 		note(notes, "no movement: %s's field army is in the same province",
-		     orders_player_key(c, o->target));
+		     orders_player_nation(c, o->target));
 	else if (o->stages == 0)
 		note(notes, "stays in %s", orders_province_name(c, o->province));
 	else if (o->extra_stages == 0)
@@ -322,10 +322,10 @@ static void move_notes(const struct order *o, const struct campaign *c, int play
 		int army = field_army_at(c, player, prov);
 		if (army >= 0)
 			note(notes, "passes through %s: %s's field army is there, passage needs its "
-			     "permission", orders_province_name(c, prov), orders_player_key(c, army));
+			     "permission", orders_province_name(c, prov), orders_player_nation(c, army));
 		else if (owner >= 0)
 			note(notes, "passes through %s (%s's): needs permission or forced passage: a "
-			     "die " "\xc3\x97" " 40 AP", orders_province_name(c, prov), orders_player_key(c, owner));
+			     "die " "\xc3\x97" " 40 AP", orders_province_name(c, prov), orders_player_nation(c, owner));
 		else
 			note(notes, "passes through %s (neutral): forced passage: a die " "\xc3\x97"
 			     " 40 AP", orders_province_name(c, prov));
@@ -338,7 +338,7 @@ static void move_notes(const struct order *o, const struct campaign *c, int play
 		int army = field_army_at(c, player, dest);
 		if (o->kind == ORDER_INVADE && army >= 0)
 			note(notes, "%s's field army is in %s: battle or siege, as %s decides",
-			     orders_player_key(c, army), orders_province_name(c, dest), orders_player_key(c, army));
+			     orders_player_nation(c, army), orders_province_name(c, dest), orders_player_nation(c, army));
 		if (o->kind == ORDER_INVADE || o->kind == ORDER_MOVE)
 			note(notes, "your contingents with other armies are recalled");
 	}

@@ -99,6 +99,8 @@ int orders_require_player(struct parser *p);
 /* Names for messages and the canonical form: "ALL" / "ANY" for ORDERS_ANY,
  * "?" for an index out of range. */
 const char *orders_player_key(const struct campaign *c, int player);
+/* The player's nation as players read it, for notes and errors. */
+const char *orders_player_nation(const struct campaign *c, int player);
 const char *orders_province_name(const struct campaign *c, int prov);
 
 /* ------------------------------------------------------ orders_route.c */

@@ -136,7 +136,7 @@ void orders_plan_route(struct parser *p)
 	o->province = orders_route_dest_of(p->c, o);
 	if (o->province < 0) {
 		o->province = saved;
-		orders_fail(p, "%s's field army has no location", p->c->players[o->target].key);
+		orders_fail(p, "%s's field army has no location", orders_player_nation(p->c, o->target));
 		return;
 	}
 	char *err = orders_route_plan(p->c, p->player, orders_move_start(p->c, p->player), o);

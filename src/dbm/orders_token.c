@@ -643,6 +643,16 @@ const char *orders_player_key(const struct campaign *c, int player)
 	return c->players[player].key;
 }
 
+const char *orders_player_nation(const struct campaign *c, int player)
+{
+	if (player == ORDERS_ANY)
+		return "everyone";
+	if (player < 0 || (size_t)player >= c->player_count)
+		return "?";
+	const struct player *p = &c->players[player];
+	return p->nation ? p->nation : p->key;
+}
+
 const char *orders_province_name(const struct campaign *c, int prov)
 {
 	if (prov == ORDERS_ANY)

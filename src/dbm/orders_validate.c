@@ -92,7 +92,7 @@ static void validate_contingent(struct order *o, const struct campaign *c, int p
 		return;
 	}
 	if (o->target >= 0 && c->players[o->target].status != PLAYER_ACTIVE) {
-		reject(o, "%s is no longer in the campaign", orders_player_key(c, o->target));
+		reject(o, "%s is no longer in the campaign", orders_player_nation(c, o->target));
 		return;
 	}
 	int *wanted = xcalloc(n + 1, sizeof *wanted);
@@ -364,7 +364,7 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 			reject(o, "%s is an inviolate neutral: it cannot be attacked", d->name);
 		else if (d->owner >= 0 && is_overlord_or_tributary(c, player, d->owner))
 			reject(o, "%s belongs to %s: you cannot attack your %s", d->name,
-			       orders_player_key(c, d->owner),
+			       orders_player_nation(c, d->owner),
 			       pl->overlord == d->owner ? "overlord" : "tributary");
 		validate_route(o, c, player, ORDERS_MAX_STAGES, "");
 		break;
@@ -438,25 +438,25 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 			reject(o, "you cannot be your own tributary");
 		else if (pl->overlord >= 0)
 			reject(o, "you are already the tributary of %s: a tributary cannot have two "
-			       "overlords", orders_player_key(c, pl->overlord));
+			       "overlords", orders_player_nation(c, pl->overlord));
 		else if (c->players[o->target].overlord == player)
-			reject(o, "%s is your tributary", orders_player_key(c, o->target));
+			reject(o, "%s is your tributary", orders_player_nation(c, o->target));
 		break;
 	case ORDER_ACCEPT_TRIBUTARY:
 		if (o->target == player)
 			reject(o, "you cannot be your own tributary");
 		else if (c->players[o->target].overlord == player)
-			reject(o, "%s is already your tributary", orders_player_key(c, o->target));
+			reject(o, "%s is already your tributary", orders_player_nation(c, o->target));
 		else if (c->players[o->target].overlord >= 0)
-			reject(o, "%s already has an overlord (%s)", orders_player_key(c, o->target),
-			       orders_player_key(c, c->players[o->target].overlord));
+			reject(o, "%s already has an overlord (%s)", orders_player_nation(c, o->target),
+			       orders_player_nation(c, c->players[o->target].overlord));
 		else if (pl->overlord == o->target)
-			reject(o, "%s is your overlord", orders_player_key(c, o->target));
+			reject(o, "%s is your overlord", orders_player_nation(c, o->target));
 		break;
 	case ORDER_RENOUNCE:
 		if (o->target == player || !is_overlord_or_tributary(c, player, o->target))
 			reject(o, "%s is neither your overlord nor your tributary",
-			       orders_player_key(c, o->target));
+			       orders_player_nation(c, o->target));
 		break;
 	case ORDER_LEAVE:
 		if (!o->confirmed)

@@ -145,7 +145,7 @@ static enum rules_status check_party(const struct campaign *c, const struct batt
 	const struct troops *t = rules_force_troops_const(c, bp->player, bp->contingent);
 	if (!t)
 		return rules_refuse(why, "party %zu: %s has no such contingent", n + 1,
-				    rules_player_key(c, bp->player));
+				    rules_player_nation(c, bp->player));
 	if (bp->contingent != NO_INDEX && (bp->commands != 1 || bp->c_in_c_demoralised))
 		return rules_refuse(why, "party %zu: a contingent is one command under an ally-general",
 				    n + 1);
@@ -161,7 +161,7 @@ static enum rules_status check_party(const struct campaign *c, const struct batt
 			return rules_refuse(why,
 					    "party %zu: %d destroyed, %d fled and %d withdrawn \"%s\" but %s had %d",
 					    n + 1, de, fl, wd, l->types[i].label,
-					    rules_player_key(c, bp->player), t->count[i]);
+					    rules_player_nation(c, bp->player), t->count[i]);
 	}
 	return RULES_OK;
 }
@@ -236,7 +236,7 @@ static enum rules_status battle_compute(const struct campaign *c, const struct b
 			if (bp->agreed_share < share || bp->agreed_share > 2 * share)
 				return rules_refuse(why,
 						    "the share agreed with %s must be between %d and %d prestige",
-						    rules_player_key(c, bp->player), share, 2 * share);
+						    rules_player_nation(c, bp->player), share, 2 * share);
 			share = bp->agreed_share;
 		}
 		k->share[n] = share;
@@ -314,7 +314,7 @@ static enum rules_status battle_compute(const struct campaign *c, const struct b
 					if (v < lo_q || v > hi_q || v > flat[at]) {
 						st = rules_refuse(why,
 								  "%s: %d \"%s\" returning is not the share rounded up or down (%d or %d)",
-								  rules_player_key(c, bp->player), v,
+								  rules_player_nation(c, bp->player), v,
 								  l->types[i].label, lo_q, hi_q);
 						break;
 					}

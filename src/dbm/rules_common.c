@@ -46,6 +46,14 @@ const char *rules_player_key(const struct campaign *c, int player)
 	return p->key ? p->key : p->nation ? p->nation : "?";
 }
 
+const char *rules_player_nation(const struct campaign *c, int player)
+{
+	if (!rules_valid_player(c, player))
+		return "neutral";
+	const struct player *p = &c->players[player];
+	return p->nation ? p->nation : p->key ? p->key : "?";
+}
+
 const char *rules_province_name(const struct campaign *c, int province)
 {
 	if (!rules_valid_province(c, province))

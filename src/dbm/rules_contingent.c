@@ -36,7 +36,7 @@ enum rules_status rules_contingent_check(const struct campaign *c,
 	if (p->movement_option != OPTION_NONE && p->movement_option != OPTION_ALLY)
 		return rules_refuse(why,
 				    "%s has moved or invaded this year and cannot send contingents",
-				    rules_player_key(c, o->owner));
+				    rules_player_nation(c, o->owner));
 	if (!o->troops)
 		return rules_refuse(why, "the contingent has no troops");
 	/* 2.2: a besieged army "can sally out ... to give battle, but not to
@@ -76,14 +76,14 @@ enum rules_status rules_contingent_check(const struct campaign *c,
 	enum rules_status st = RULES_OK;
 	if (stages < 0) {
 		st = rules_refuse(why, "there is no way to the field army of %s",
-				  rules_player_key(c, o->to_player));
+				  rules_player_nation(c, o->to_player));
 	} else if (stages == 0) {
 		st = rules_refuse(why, "the field army of %s is in the same province: nothing to move",
-				  rules_player_key(c, o->to_player));
+				  rules_player_nation(c, o->to_player));
 	} else if (path[stages - 1] != c->players[o->to_player].location) {
 		st = rules_refuse(why, "the way ends in %s but the field army of %s is in %s",
 				  rules_province_name(c, path[stages - 1]),
-				  rules_player_key(c, o->to_player),
+				  rules_player_nation(c, o->to_player),
 				  rules_province_name(c, c->players[o->to_player].location));
 	} else {
 		struct move_order mo = {

@@ -19,7 +19,7 @@ enum rules_status rules_field_move(struct campaign *c, const struct move_order *
 	struct player *p = &c->players[o->player];
 	if (p->movement_option != OPTION_NONE)
 		return rules_refuse(why, "%s has already taken a movement option this year",
-				    rules_player_key(c, o->player));
+				    rules_player_nation(c, o->player));
 	p->movement_option = OPTION_MOVE;
 	rules_contingent_recall_all(c, o->player, d, log);
 	return rules_move(c, &mo, d, log, out, why);

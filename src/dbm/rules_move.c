@@ -109,10 +109,10 @@ enum rules_status rules_move_check(const struct campaign *c, const struct move_o
 	if (o->contingent != NO_INDEX &&
 	    (!rules_valid_contingent(c, o->contingent) ||
 	     c->contingents[o->contingent].owner != o->player))
-		return rules_refuse(why, "%s has no such contingent", rules_player_key(c, o->player));
+		return rules_refuse(why, "%s has no such contingent", rules_player_nation(c, o->player));
 	int start = force_start(c, o->player, o->contingent);
 	if (!rules_valid_province(c, start))
-		return rules_refuse(why, "%s's force is not on the map", rules_player_key(c, o->player));
+		return rules_refuse(why, "%s's force is not on the map", rules_player_nation(c, o->player));
 	if (!o->path || o->stages == 0)
 		return rules_refuse(why, "a move needs at least one stage");
 	bool contingent = o->contingent != NO_INDEX || o->kind == MOVE_CONTINGENT;
@@ -121,7 +121,7 @@ enum rules_status rules_move_check(const struct campaign *c, const struct move_o
 			if (c->sieges[i].province == start && c->sieges[i].besieger != o->player)
 				return rules_refuse(why,
 						    "the field army of %s is besieged in %s: it can sally out to give battle, not leave",
-						    rules_player_key(c, o->player),
+						    rules_player_nation(c, o->player),
 						    rules_province_name(c, start));
 	if (o->kind != MOVE_RETURN) {
 		if (contingent && o->stages > RULES_NORMAL_STAGES)
@@ -148,7 +148,7 @@ enum rules_status rules_move_check(const struct campaign *c, const struct move_o
 				if (army != NO_INDEX)
 					return rules_refuse(why,
 							    "the field army of %s in %s bars the way",
-							    rules_player_key(c, army),
+							    rules_player_nation(c, army),
 							    rules_province_name(c, next));
 				return rules_refuse(why, "%s is inviolate and cannot be entered",
 						    rules_province_name(c, next));
@@ -157,7 +157,7 @@ enum rules_status rules_move_check(const struct campaign *c, const struct move_o
 				return rules_refuse(why,
 						    "passing through %s needs the permission of %s, or an order to force the way (a die x 40 AP)",
 						    rules_province_name(c, next),
-						    rules_player_key(c, c->provinces[next].owner));
+						    rules_player_nation(c, c->provinces[next].owner));
 		}
 		prev = next;
 	}
@@ -171,7 +171,7 @@ enum rules_status rules_move_check(const struct campaign *c, const struct move_o
 		int army = rules_field_army_at(c, dest, o->player);
 		if (army != NO_INDEX && !permits(c, o->passage, army))
 			return rules_refuse(why, "the field army of %s stands in %s",
-					    rules_player_key(c, army), rules_province_name(c, dest));
+					    rules_player_nation(c, army), rules_province_name(c, dest));
 	}
 	return RULES_OK;
 }

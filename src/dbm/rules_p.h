@@ -18,6 +18,8 @@ bool rules_valid_contingent(const struct campaign *c, int contingent);
 /* Names for events and reasons: the player's key, the province's name;
  * "neutral" / "nowhere" for NO_INDEX. */
 const char *rules_player_key(const struct campaign *c, int player);
+/* The player's nation as players read it (refusals, notes). */
+const char *rules_player_nation(const struct campaign *c, int player);
 const char *rules_province_name(const struct campaign *c, int province);
 
 /* The troops of a force: the field army, or a contingent. NULL if invalid

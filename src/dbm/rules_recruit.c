@@ -134,7 +134,7 @@ enum rules_status rules_retrieve_general(struct campaign *c, int player, int typ
 	const struct army_list *l = &p->list;
 	if (type < 0 || (size_t)type >= l->count || !l->types[type].general)
 		return rules_refuse(why, "that is not a general of %s's list",
-				    rules_player_key(c, player));
+				    rules_player_nation(c, player));
 	if (p->reserve.count[type] < 1)
 		return rules_refuse(why, "no \"%s\" in the reserve", l->types[type].label);
 	if (c->phase == PHASE_RECRUITMENT)

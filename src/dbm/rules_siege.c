@@ -23,7 +23,7 @@ enum rules_status rules_may_attack(const struct campaign *c, int attacker, int p
 	if (pr->owner != NO_INDEX && rules_tributary_related(c, attacker, pr->owner))
 		return rules_refuse(why,
 				    "%s and %s are overlord and tributary: neither can attack the other",
-				    rules_player_key(c, attacker), rules_player_key(c, pr->owner));
+				    rules_player_nation(c, attacker), rules_player_nation(c, pr->owner));
 	return RULES_OK;
 }
 
@@ -46,11 +46,11 @@ enum rules_status rules_invade_check(const struct campaign *c, const struct inva
 	const struct player *p = &c->players[o->player];
 	if (p->movement_option != OPTION_NONE)
 		return rules_refuse(why, "%s has already taken a movement option this year",
-				    rules_player_key(c, o->player));
+				    rules_player_nation(c, o->player));
 	if (o->stages == 0 || !o->path) {
 		if (p->location != o->target)
 			return rules_refuse(why, "the field army of %s is not in %s: give the way there",
-					    rules_player_key(c, o->player),
+					    rules_player_nation(c, o->player),
 					    rules_province_name(c, o->target));
 		return RULES_OK;
 	}
@@ -96,7 +96,7 @@ enum rules_status rules_defend(struct campaign *c, const struct defence_order *o
 	if (!rules_valid_province(c, o->province) ||
 	    c->provinces[o->province].owner != o->player)
 		return rules_refuse(why, "%s does not control that province",
-				    rules_player_key(c, o->player));
+				    rules_player_nation(c, o->player));
 	int invader = rules_field_army_at(c, o->province, o->player);
 	if (invader == NO_INDEX)
 		return rules_refuse(why, "no field army is invading %s",
@@ -117,13 +117,13 @@ enum rules_status rules_defend(struct campaign *c, const struct defence_order *o
 	}
 	if (o->choice == DEFEND_BATTLE && end != o->province)
 		return rules_refuse(why, "to give battle the field army of %s must be in %s",
-				    rules_player_key(c, o->player),
+				    rules_player_nation(c, o->player),
 				    rules_province_name(c, o->province));
 	if (o->choice == DEFEND_SIEGE && end != o->province &&
 	    (!rules_valid_province(c, end) || c->provinces[end].owner != o->player))
 		return rules_refuse(why,
 				    "a field army retreating before a siege must go to another of %s's provinces",
-				    rules_player_key(c, o->player));
+				    rules_player_nation(c, o->player));
 	event_emit(log, "defence", RULE_DEFENDING, "{s:s, s:s, s:s, s:s}", "player",
 		   rules_player_key(c, o->player), "province",
 		   rules_province_name(c, o->province), "invader", rules_player_key(c, invader),
@@ -249,7 +249,7 @@ enum rules_status rules_siege_round(struct campaign *c, int besieger, int provin
 		return RULES_REFUSED;
 	if (c->players[besieger].location != province)
 		return rules_refuse(why, "the field army of %s is not in %s",
-				    rules_player_key(c, besieger), rules_province_name(c, province));
+				    rules_player_nation(c, besieger), rules_province_name(c, province));
 	int si = rules_find_siege(c, province, besieger);
 	if (si >= 0 && c->sieges[si].last_round_year == c->year)
 		return rules_refuse(why, "the siege of %s has had its round this year",
@@ -303,7 +303,7 @@ enum rules_status rules_siege_sally(struct campaign *c, int player, struct event
 	int at = c->players[player].location;
 	if (!rules_valid_province(c, at) || c->provinces[at].owner != player)
 		return rules_refuse(why, "the field army of %s is not in one of its own cities",
-				    rules_player_key(c, player));
+				    rules_player_nation(c, player));
 	int besieger = NO_INDEX;
 	for (size_t i = 0; i < c->siege_count; i++)
 		if (c->sieges[i].province == at)

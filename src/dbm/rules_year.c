@@ -189,13 +189,13 @@ enum rules_status rules_tributary_request(struct campaign *c, int tributary, int
 	int current = c->players[tributary].overlord;
 	if (current != NO_INDEX)
 		return rules_refuse(why, "%s is already the tributary of %s and cannot have two overlords",
-				    rules_player_key(c, tributary), rules_player_key(c, current));
+				    rules_player_nation(c, tributary), rules_player_nation(c, current));
 	for (int up = overlord, steps = 0; up != NO_INDEX && steps <= (int)c->player_count;
 	     up = c->players[up].overlord, steps++)
 		if (up == tributary)
 			return rules_refuse(why, "%s is below %s in a chain of tributaries",
-					    rules_player_key(c, overlord),
-					    rules_player_key(c, tributary));
+					    rules_player_nation(c, overlord),
+					    rules_player_nation(c, tributary));
 	if (accepted)
 		c->players[tributary].overlord = overlord;
 	event_emit(log, "tributary", RULE_TRIBUTARIES, "{s:s, s:s, s:b}", "tributary",
@@ -226,7 +226,7 @@ enum rules_status rules_tributary_order_contingent(struct campaign *c, int order
 	if (!rules_active_player(c, orderer) || !rules_valid_player(c, o->owner) ||
 	    c->players[o->owner].overlord != orderer)
 		return rules_refuse(why, "%s is not the tributary of %s",
-				    rules_player_key(c, o->owner), rules_player_key(c, orderer));
+				    rules_player_nation(c, o->owner), rules_player_nation(c, orderer));
 	if (o->to_player != orderer && o->to_player != c->players[orderer].overlord)
 		return rules_refuse(why,
 				    "a tributary's contingent supports its overlord or, as a substitute, the overlord's overlord");

@@ -127,6 +127,39 @@ const char *year_step_name(const struct year_state *st, const struct campaign *c
 	return buf;
 }
 
+const char *year_step_words(const struct campaign *c, const char *name, char *buf, size_t size)
+{
+	static const struct {
+		const char *name, *words;
+	} fixed[] = {{"recruitment", "the recruitment"},
+		     {"vote", "the vote on the campaign's end"},
+		     {"start", "the start of the year"},
+		     {"ended", "the end of the campaign"},
+		     {NULL, NULL}};
+	if (!name)
+		name = "";
+	if (strncmp(name, "turn-", 5) == 0 || strncmp(name, "decision-", 9) == 0) {
+		bool turn = name[0] == 't';
+		const char *key = name + (turn ? 5 : 9);
+		int p = find_player(c, key);
+		snprintf(buf, size, turn ? "%s's turn" : "%s's answer", p >= 0 ? pnation(c, p) : key);
+		return buf;
+	}
+	if (strncmp(name, "battle-", 7) == 0) {
+		int prov = find_province(c, name + 7);
+		snprintf(buf, size, "the battle at %s",
+			 prov != NO_INDEX ? prov_name(c, prov) : name + 7);
+		return buf;
+	}
+	for (size_t i = 0; fixed[i].name; i++)
+		if (strcmp(name, fixed[i].name) == 0) {
+			snprintf(buf, size, "%s", fixed[i].words);
+			return buf;
+		}
+	snprintf(buf, size, "%s", name);
+	return buf;
+}
+
 bool year_step_is(const struct year_state *st, const struct campaign *c, const char *name)
 {
 	char buf[256];
@@ -318,7 +351,7 @@ size_t year_orders_too_late(const struct year_state *st, const struct campaign *
 		o->understood = NULL;
 		o->error = xasprintf("%s has already taken the Ally movement option this year (a "
 				     "contingent was sent): no INVADE or MOVE until next year",
-				     pkey(c, player));
+				     pnation(c, player));
 		set->errors++;
 		n++;
 	}
@@ -369,6 +402,29 @@ size_t year_orders_too_late(const struct year_state *st, const struct campaign *
 
 /* ---------------------------------------------------------------- reminders */
 
+/* What happens to a player who sends nothing before the deadline. */
+static const char *step_default(const struct year_state *st)
+{
+	const char *kind = jstr(st->pending, "kind");
+	switch (st->step) {
+	case YEAR_TURN:
+		return "If nothing comes, your army does not move this year (NO MOVE).";
+	case YEAR_RECRUITMENT:
+		return "If nothing comes, you recruit nothing this year.";
+	case YEAR_VOTE:
+		return "If nothing comes, your vote counts as END.";
+	case YEAR_DECISION:
+		if (kind && strcmp(kind, "allies") == 0)
+			return "If nothing comes, you send no contingent.";
+		if (kind && strcmp(kind, "defence") == 0)
+			return "If nothing comes, you stand a siege where you are invaded (no "
+			       "battle, no retreat).";
+		return "If nothing comes, passage and supply are denied.";
+	default:
+		return "If nothing comes, the step goes on without you.";
+	}
+}
+
 static void send_reminders(struct year_run *r)
 {
 	const struct campaign_settings *s = &r->c->settings;
@@ -391,6 +447,7 @@ static void send_reminders(struct year_run *r)
 	for (size_t i = 0; i < n; i++) {
 		json_t *d = year_deadline_data(r);
 		json_object_set_new(d, "waiting_for", json_string(what));
+		json_object_set_new(d, "if_nothing", json_string(step_default(st)));
 		json_object_set_new(d, "hours_left",
 				    json_integer((st->deadline - r->now + HOUR - 1) / HOUR));
 		char left[64];

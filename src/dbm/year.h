@@ -181,6 +181,9 @@ char *year_battle_report_text(const struct year_run *r, const struct order_set *
  * "battle-flanders", "recruitment", "vote", "start", "ended") into buf. */
 const char *year_step_name(const struct year_state *st, const struct campaign *c, char *buf,
 			   size_t size);
+/* A step name as year_step_name writes it, in words for mails: "England's
+ * turn", "France's answer", "the battle at Normandy", "the recruitment". */
+const char *year_step_words(const struct campaign *c, const char *name, char *buf, size_t size);
 /* True if `name` (as typed: case, accents and dashes do not matter) names the
  * current step. */
 bool year_step_is(const struct year_state *st, const struct campaign *c, const char *name);
@@ -211,7 +214,8 @@ const char *year_format_time(int64_t t, char *buf, size_t size);
 const char *year_format_duration(int64_t seconds, char *buf, size_t size);
 /* Events decorated for templates: "k_<kind>": true, "<field>_nation" for
  * player keys, and "<name>_ap" (AP as text) for "<name>_half_ap" fields
- * ("ap" for "half_ap"). New reference. */
+ * ("ap" for "half_ap"); the sequence of play's dice are left out. New
+ * reference. */
 json_t *year_events_for_mail(const struct campaign *c, const json_t *events);
 
 #endif

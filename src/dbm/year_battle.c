@@ -235,7 +235,7 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 				party = (int)q;
 		if (party < 0) {
 			year_say(why, why_size, "%s did not fight in the battle at %s",
-				 pkey(c, o->target), prov_name(c, province));
+				 pnation(c, o->target), prov_name(c, province));
 			goto done;
 		}
 		switch (o->kind) {
@@ -299,7 +299,7 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 		goto done;
 	}
 	if (winner_side >= 0 && (winner_side == conceded_by || winner_side == withdrawal_by)) {
-		year_say(why, why_size, "%s is named the WINNER but also %s", pkey(c, winner_player),
+		year_say(why, why_size, "%s is named the WINNER but also %s", pnation(c, winner_player),
 			 winner_side == conceded_by ? "CONCEDED BY" : "WITHDRAWAL BY");
 		goto done;
 	}
@@ -396,11 +396,16 @@ void year_battle_dispute(struct year_run *r, const char *reason)
 	r->st->deadline = 0;
 	event_emit(r->log, "battle_disputed", RULE_DEFENDING, "{s:s, s:s}", "province",
 		   jstr(pd, "province"), "reason", reason);
-	json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "province", jstr(pd, "province"),
-			      "reason", reason, "attacker_nation",
+	char *sentence = xstrdup(reason);
+	if ('a' <= sentence[0] && sentence[0] <= 'z')
+		sentence[0] = (char)(sentence[0] - 'a' + 'A');
+	json_t *d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "province",
+			      jstr(pd, "province"), "reason", reason, "reason_text", sentence,
+			      "attacker_nation",
 			      pnation(c, find_player(c, jstr(pd, "attacker"))), "defender_nation",
 			      pnation(c, find_player(c, jstr(pd, "defender"))), "step_name", "",
 			      "reports", json_object_get(pd, "reports"));
+	free(sentence);
 	json_t *list = json_array();
 	const char *k;
 	json_t *v;

@@ -131,7 +131,11 @@ static void decorate_field(const struct campaign *c, json_t *ev, const char *k, 
 		"player", "winner", "loser", "owner", "defender", "invader", "besieger", "to",
 		"with", "attacker", "mover", "tributary", "overlord", "asked", NULL};
 	size_t kl = strlen(k);
-	if (json_is_string(v)) {
+	if (json_is_string(v) && strcmp(k, "decided") == 0) {
+		const char *how = json_string_value(v);
+		json_object_set_new(ev, "decided_text",
+				    json_string(strcmp(how, "organiser") == 0 ? "the organiser" : how));
+	} else if (json_is_string(v)) {
 		for (size_t i = 0; player_fields[i]; i++) {
 			if (strcmp(k, player_fields[i]) != 0)
 				continue;
@@ -142,6 +146,9 @@ static void decorate_field(const struct campaign *c, json_t *ev, const char *k, 
 				free(name);
 			}
 		}
+	} else if (json_is_integer(v) && strcmp(k, "stages_moved") == 0) {
+		json_object_set_new(ev, "stages_moved_s",
+				    json_string(plural_s(json_integer_value(v))));
 	} else if (json_is_integer(v) && kl >= 7 && strcmp(k + kl - 7, "half_ap") == 0) {
 		char buf[24], *name = xasprintf("%.*sap", (int)(kl - 7), k);
 		json_object_set_new(ev, name,
@@ -158,8 +165,14 @@ json_t *year_events_for_mail(const struct campaign *c, const json_t *events)
 	json_array_foreach(events, i, ev) {
 		if (!json_is_object(ev))
 			continue;
-		json_t *copy = json_deep_copy(ev);
 		const char *kind = jstr(ev, "kind");
+		/* the dice that drew the sequence of play: the order they decided
+		 * has its own mail, and their purposes are internal labels */
+		const char *purpose = jstr(ev, "purpose");
+		if (kind && strcmp(kind, "roll") == 0 && purpose &&
+		    strncmp(purpose, "sequence of play ", 17) == 0)
+			continue;
+		json_t *copy = json_deep_copy(ev);
 		if (kind) {
 			char *flag = xasprintf("k_%s", kind);
 			json_object_set_new(copy, flag, json_true());
@@ -180,16 +193,19 @@ json_t *year_positions_json(const struct campaign *c)
 	for (size_t i = 0; i < c->player_count; i++) {
 		const struct player *p = &c->players[i];
 		char ap[24];
+		int held = player_province_count(c, (int)i);
+		char *held_text = xasprintf("%d province%s", held, plural_s(held));
 		json_array_append_new(
-			arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b}", "player", p->key,
+			arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:b}", "player", p->key,
 				       "nation", pnation(c, (int)i), "status",
 				       p->status == PLAYER_ACTIVE ? "active"
 				       : p->status == PLAYER_OUT ? "out" : "left",
 				       "location", prov_name(c, p->location), "field_ap",
 				       half_ap_format(player_field_half_ap(p), ap), "provinces",
-				       player_province_count(c, (int)i), "prestige",
+				       held, "provinces_text", held_text, "prestige",
 				       rules_player_score(c, (int)i), "active",
 				       p->status == PLAYER_ACTIVE));
+		free(held_text);
 	}
 	return arr;
 }

@@ -69,7 +69,7 @@ static bool drop_stale_movement(struct year_run *r, int p, char **text, char **r
 		*text = orders_format_one(o, c, p);
 		*reason = xasprintf("%s has already taken the Ally movement option this year (a "
 				    "contingent was sent): no INVADE or MOVE until next year",
-				    pkey(c, p));
+				    pnation(c, p));
 	}
 	for (size_t i = set.count; i-- > 0 && !o;) {
 		const struct order *e = &set.orders[i];
@@ -563,7 +563,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 	    c->players[mover].movement_option == OPTION_ALLY) {
 		char *reason = xasprintf("%s has already taken the Ally movement option this "
 					 "year (a contingent was sent): no INVADE or MOVE until "
-					 "next year", pkey(c, mover));
+					 "next year", pnation(c, mover));
 		year_refused_instead(r, mover, text, reason, stays);
 		free(reason);
 		/* the army stays: its supply at the end of the turn all the same */

@@ -39,9 +39,10 @@ json_t *engine_ack_json(const struct order_set *set, const struct order_set *cur
 			ignored += st == ORDER_IGNORED;
 		}
 		json_object_set_new(ack, "lines_not_shown",
-				    json_pack("{s:I, s:I, s:I, s:I}", "count",
-					      (json_int_t)(set->count - shown.count), "understood", ok,
-					      "in_error", errors, "ignored", ignored));
+				    json_pack("{s:I, s:s, s:I, s:I, s:I}", "count",
+					      (json_int_t)(set->count - shown.count), "count_s",
+					      plural_s((long long)(set->count - shown.count)),
+					      "understood", ok, "in_error", errors, "ignored", ignored));
 	}
 	return ack;
 }

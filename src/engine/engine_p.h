@@ -50,7 +50,7 @@ char *engine_stored_message_id(const char *id);
 #define ENGINE_ACK_MAX_LINES 200
 /* orders_ack_json with at most ENGINE_ACK_MAX_LINES lines, each sender's
  * text at most ENGINE_EXCERPT_LINE bytes; the others only counted in
- * "lines_not_shown" {count, understood, in_error, ignored}. */
+ * "lines_not_shown" {count, count_s ("" or "s"), understood, in_error, ignored}. */
 json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
 			const struct campaign *c, int player);
 /* The movement orders taken out of `merged` (a turn carried them out: kept

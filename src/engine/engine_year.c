@@ -331,6 +331,45 @@ int engine_publish_if_due(struct engine *e, char **errstr)
 	return 0;
 }
 
+/* An organiser action in words, for the subject and the mail. */
+static const char *action_words(const char *action)
+{
+	static const char *const words[][2] = {
+		{"start", "the campaign starts"},
+		{"deadline", "a new deadline"},
+		{"pause", "the campaign is paused"},
+		{"resume", "the campaign resumes"},
+		{"process", "a step processed early"},
+		{"comment", "a note"},
+		{"undo", "a step taken back"},
+		{"battle-result", "a battle result"},
+		{"replace-player", "a player replaced"},
+		{"remove-player", "a player removed"},
+		{"invite", "new invitations"},
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(action, words[i][0]) == 0)
+			return words[i][1];
+	return action;
+}
+
+/* {action, detail, action_text (for the subject), action_line and
+ * detail_text (sentences of the mail, with a capital)}. */
+static json_t *announce_item(const char *action, const char *detail)
+{
+	char *a = xstrdup(action_words(action)), *d = xstrdup(detail ? detail : "");
+	if ('a' <= a[0] && a[0] <= 'z')
+		a[0] = (char)(a[0] - 'a' + 'A');
+	if ('a' <= d[0] && d[0] <= 'z')
+		d[0] = (char)(d[0] - 'a' + 'A');
+	json_t *one = json_pack("{s:s, s:s, s:s, s:s, s:s}", "action", action, "detail",
+				detail ? detail : "", "action_text", action_words(action),
+				"action_line", a, "detail_text", d);
+	free(a);
+	free(d);
+	return one;
+}
+
 /* Logs and announces an organiser action. */
 void yctx_announce(struct yctx *y, const char *action, const char *detail)
 {
@@ -338,14 +377,15 @@ void yctx_announce(struct yctx *y, const char *action, const char *detail)
 		   detail ? detail : "");
 	char step[256];
 	year_step_name(&y->st, y->c, step, sizeof step);
-	json_t *one = json_pack("{s:s, s:s}", "action", action, "detail", detail ? detail : "");
+	json_t *one = announce_item(action, detail);
 	if (y->e->announce_batch && !y->dry) { /* announced with the others */
 		json_array_append_new(y->e->announce_batch, one);
 		return;
 	}
 	json_t *d = json_pack("{s:s, s:s, s:s, s:[o]}", "action", action, "detail",
 			      detail ? detail : "", "step", step, "actions", one);
-	char *subject = xasprintf("The organiser: %s", action);
+	char *subject = xasprintf("The organiser: %s",
+				  json_string_value(json_object_get(one, "action_text")));
 	json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o}", "template", "organiser-action",
 				"subject", subject, "to", "all", "organiser", 1, "data", d);
 	free(subject);

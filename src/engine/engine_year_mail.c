@@ -240,8 +240,16 @@ static int correction_of(struct yctx *y, const char *slot, const char *tpl, json
 		char *now = body_check ? NULL : templates_render(y->e->templates, tpl, data, &err);
 		free(err);
 		const char *text = body_check ? body_check : now;
-		if (was)
+		if (was) {
+			/* a mail that was itself a correction: its text without
+			 * its own "Corrected:" preface (which ends at the first
+			 * blank line), so that only the text is compared */
+			char *blank = strncmp(was, "Corrected: ", 11) == 0 ? strstr(was, "\n\n")
+									    : NULL;
+			if (blank)
+				memmove(was, blank + 2, strlen(blank + 2) + 1);
 			str_trim(was);
+		}
 		/* flowed and read back as the sent one was (trailing blanks) */
 		char *text_trim = NULL;
 		if (text) {

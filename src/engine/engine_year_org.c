@@ -248,22 +248,31 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 			goto done;
 		}
 		size_t dropped = 0;
-		char *cause = st == STORE_OK ? xasprintf("the organiser undid the step %s and it "
-							 "was played again", snap.step) : NULL;
+		char words[256] = "";
+		if (st == STORE_OK) {
+			struct campaign *now_c = NULL;
+			if (store_load_campaign(e->store, &now_c, NULL) == STORE_OK)
+				year_step_words(now_c, snap.step, words, sizeof words);
+			else
+				snprintf(words, sizeof words, "%s", snap.step);
+			campaign_free(now_c);
+		}
+		char *cause = st == STORE_OK ? xasprintf("the organiser undid %s and it "
+							 "was played again", words) : NULL;
 		int rw = st != STORE_OK ? -1 : rewind_to(e, &snap, &dropped, cause, errstr);
 		free(cause);
 		if (rw != 0)
 			goto done;
 		if (dropped)
-			detail = xasprintf("the step %s was undone, and %zu mail%s about it not yet "
+			detail = xasprintf("%s was undone, and %zu mail%s about it not yet "
 					   "sent %s withdrawn; the campaign is paused until the "
 					   "organiser resumes it",
-					   snap.step, dropped, dropped == 1 ? "" : "s",
+					   words, dropped, dropped == 1 ? "" : "s",
 					   dropped == 1 ? "was" : "were");
 		else
-			detail = xasprintf("the step %s was undone; the campaign is paused until "
+			detail = xasprintf("%s was undone; the campaign is paused until "
 					   "the organiser resumes it",
-					   snap.step);
+					   words);
 	}
 	if (yctx_open(&y, e, now, req->action == ENGINE_ACT_PREVIEW, errstr) != 0)
 		goto done;
@@ -300,10 +309,11 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		break;
 	}
 	case ENGINE_ACT_PROCESS: {
-		char name[256];
+		char name[256], words[256];
 		year_step_name(&y.st, c, name, sizeof name);
+		year_step_words(c, name, words, sizeof words);
 		if (year_process(&y.run, req->arg, why, sizeof why) == 0) {
-			detail = xasprintf("the step %s was processed before its deadline", name);
+			detail = xasprintf("%s was processed before its deadline", words);
 			yctx_announce(&y, "process", detail);
 		}
 		break;
@@ -641,7 +651,7 @@ static int announce_batch(struct engine *e, int64_t now, char **errstr)
 		json_t *v;
 		json_array_foreach(batch, i, v)
 			strbuf_printf(&subject, "%s%s", i ? ", " : "",
-				      json_string_value(json_object_get(v, "action")));
+				      json_string_value(json_object_get(v, "action_text")));
 		json_t *d = json_pack("{s:O}", "actions", batch);
 		json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o}", "template", "organiser-action",
 					"subject", subject.data, "to", "all", "organiser", 1, "data", d);

@@ -329,7 +329,8 @@ static void test_variants_reproducible(void **state)
 	json_array_foreach((json_t *)ev1, i, ev) {
 		int seq = (int)int_at(ev, "seq");
 		const char *kind = json_string_value(json_object_get(ev, "kind"));
-		unsigned v = diary_variant(1450, seq, kind, 3);
+		unsigned v = diary_event_variant(1450, json_array_get(f->events, (size_t)seq - 1),
+						 kind, 3);
 		assert_int_equal(int_at(ev, "variant"), v);
 		int set = 0;
 		for (unsigned k = 0; k < 3; k++) {
@@ -355,6 +356,29 @@ static void test_variants_reproducible(void **state)
 	assert_true(json_equal(json_array_get(a, 1), json_array_get(b, 1)));
 	assert_false(json_is_true(json_object_get(json_object_get(again, "dice"), "revealed")));
 	assert_null(json_object_get(json_object_get(again, "dice"), "commitment"));
+
+	/* An undo and a resume add notes before the events played again: how
+	 * each event reads does not depend on its place in the year. */
+	json_t *shifted = json_array();
+	json_array_append_new(shifted, parse("{\"kind\": \"organiser\", \"year\": 1450, "
+					     "\"action\": \"undo\", \"detail\": \"x\"}"));
+	json_array_append_new(shifted, parse("{\"kind\": \"organiser\", \"year\": 1450, "
+					     "\"action\": \"resume\", \"detail\": \"y\"}"));
+	json_array_extend(shifted, f->events);
+	json_t *later = diary_year_json(f->c, shifted, 1450, NULL, NULL);
+	const json_t *lt = json_object_get(later, "turns");
+	size_t compared = 0;
+	for (size_t t = 0; t < json_array_size(b); t++) {
+		const json_t *ea = json_object_get(json_array_get(b, t), "events");
+		const json_t *el = json_object_get(json_array_get(lt, t), "events");
+		assert_int_equal(json_array_size(ea), json_array_size(el));
+		for (size_t k = 0; k < json_array_size(ea); k++, compared++)
+			assert_int_equal(int_at(json_array_get(ea, k), "variant"),
+					 int_at(json_array_get(el, k), "variant"));
+	}
+	assert_true(compared > 3);
+	json_decref(later);
+	json_decref(shifted);
 	json_decref(again);
 }
 

@@ -789,9 +789,9 @@ static void test_forced_march_costs(void **state)
 	assert_int_equal(o->hostile_count, 1);
 	assert_int_equal(o->hostile[0], ILE_DE_FRANCE);
 	assert_true(notes_contain(o, c, BURGUNDY, "forced march: 1 extra stage, \xe2\x88\x92" "40 AP"));
-	assert_true(notes_contain(o, c, BURGUNDY, "passes through Ile de France (france's): "
+	assert_true(notes_contain(o, c, BURGUNDY, "passes through Ile de France (France's): "
 				  "needs permission or forced passage"));
-	assert_true(notes_contain(o, c, BURGUNDY, "france's field army is in Champagne"));
+	assert_true(notes_contain(o, c, BURGUNDY, "France's field army is in Champagne"));
 	orders_set_free(&set);
 
 	/* 4 stages, the last by sea, through England's army in... no: through
@@ -820,7 +820,7 @@ static void test_forced_march_costs(void **state)
 	o = only(&set, ORDER_INVADE);
 	assert_int_equal(o->sea_stages, 2);
 	assert_true(notes_contain(o, c, BURGUNDY, "2 sea stages: each dices for a storm"));
-	assert_true(notes_contain(o, c, BURGUNDY, "england's field army is there"));
+	assert_true(notes_contain(o, c, BURGUNDY, "Kingdom of England's field army is there"));
 	orders_set_free(&set);
 
 	/* no VIA: the shortest route is chosen and said so */

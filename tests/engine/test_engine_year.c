@@ -359,10 +359,10 @@ static void test_organiser_mail(void **state)
 	json_decref(comments);
 	/* every player hears of each action, in one mail for the whole
 	 * organiser mail (and the organiser gets a copy) */
-	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: deadline, comment"),
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: a new deadline, a note"),
 			 3);
-	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: comment"), 0);
-	assert_int_equal(outbox_containing(f, "The organiser: comment."), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: a note"), 0);
+	assert_int_equal(outbox_containing(f, "A note.\r\nA hard winter."), 3);
 }
 
 /* Pause, undo (back to before the last step, paused), and a battle result
@@ -783,7 +783,7 @@ static void test_invite_one_player(void **state)
 		free(all);
 	}
 	store_outbox_items_free(items, n);
-	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: invite"), 0);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: new invitations"), 0);
 	assert_false(store_check_password(f->store, "france", FRANCE_PW, NULL));
 	assert_true(store_check_password(f->store, "burgundy", BURGUNDY_PW, NULL));
 
@@ -797,7 +797,7 @@ static void test_invite_one_player(void **state)
 	/* without --player: everyone, and the players are told */
 	assert_int_equal(action(f, ENGINE_ACT_INVITE, NULL, NOW + 2 * HOUR), 0);
 	/* two invitations, the announcement to both players and the organiser */
-	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: invite"), 3);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: new invitations"), 3);
 	assert_int_equal(outbox_with(f, NULL), before + 1 + 2 + 3);
 	assert_false(store_check_password(f->store, "burgundy", BURGUNDY_PW, NULL));
 }
@@ -1070,7 +1070,7 @@ static void test_allies_volunteer_then_invade(void **state)
 	/* an INVADE sent now is refused in the answer itself */
 	char *reply = deliver(f, "amedee@example.org",
 			      "PLAYER savoy " SAVOY_PW "\nINVADE Calais\n", NOW + HOUR / 2);
-	assert_non_null(strstr(reply, "ERROR: savoy has already taken the Ally movement option "
+	assert_non_null(strstr(reply, "ERROR: Savoy has already taken the Ally movement option "
 				      "this year (a contingent was sent): no INVADE or MOVE until "
 				      "next year"));
 	free(reply);
@@ -1096,10 +1096,10 @@ static void test_allies_volunteer_then_invade(void **state)
 	char *reason = refusal_of(f, 1450, "savoy", &refusals);
 	assert_int_equal(refusals, 1);
 	assert_non_null(reason);
-	assert_string_equal(reason, "savoy has already taken the Ally movement option this year "
+	assert_string_equal(reason, "Savoy has already taken the Ally movement option this year "
 				    "(a contingent was sent): no INVADE or MOVE until next year");
 	free(reason);
-	assert_int_equal(outbox_containing(f, "cannot be carried out now: savoy has already taken "
+	assert_int_equal(outbox_containing(f, "cannot be carried out now: Savoy has already taken "
 					      "the Ally"), 1);
 	/* at the deadline: no move, the recruitment */
 	char *err = NULL;

@@ -673,6 +673,7 @@ static void test_reminders(void **state)
 	char *text = NULL;
 	assert_int_equal(mails(f, BURGUNDY, "Reminder", &text), 1);
 	assert_has(text, "1 day left: the deadline is Mon 18 Jan 2027 09:00 CET.");
+	assert_has(text, "If nothing comes, your army does not move this year (NO MOVE).");
 	free(text);
 	tick(f, deadline - 23 * HOUR);
 	assert_int_equal(mails(f, BURGUNDY, "Reminder", NULL), 1);
@@ -726,7 +727,7 @@ static void test_undo_and_corrections(void **state)
 	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Recruitment", NULL), 1);
 	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Corrected: Recruitment", &text), 1);
 	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
-			 "under the same subject: the organiser undid the step turn-france and it "
+			 "under the same subject: the organiser undid France's turn and it "
 			 "was played again.\nWhat changed:\n"
 			 "  was: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
 			 "2027 11:00 CET, or\n"
@@ -735,7 +736,7 @@ static void test_undo_and_corrections(void **state)
 	assert_true(strncmp(text, "Corrected: ", 11) == 0); /* the first line */
 	free(text);
 	/* the organiser's own actions are told */
-	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The organiser: undo", NULL), 1);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The organiser: a step taken back", NULL), 1);
 
 	/* undo again; France now invades Picardy instead: the turn report and
 	 * the recruitment mail are sent again, marked */
@@ -747,7 +748,7 @@ static void test_undo_and_corrections(void **state)
 	campaign_free(c);
 	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Corrected: The turn of France", &text), 1);
 	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
-			 "under the same subject: the organiser undid the step turn-france and it "
+			 "under the same subject: the organiser undid France's turn and it "
 			 "was played again.\nWhat changed:\n");
 	assert_has(text, "  now: ");
 	assert_has(text, "Picardy");
@@ -770,6 +771,18 @@ static void test_undo_and_corrections(void **state)
 			 "at Calais.\nWhat changed:\n");
 	assert_has(text, "  was: ");
 	free(text);
+	/* a mail corrected twice compares texts, not the first correction's
+	 * own preface: its lines are never listed as changed */
+	size_t twice = 0;
+	for (size_t i = 0; i < n_inbox; i++) {
+		assert_null(strstr(inbox[i].text, "was: Corrected:"));
+		assert_null(strstr(inbox[i].text, "was: What changed:"));
+		assert_null(strstr(inbox[i].text, "was: was:"));
+		assert_null(strstr(inbox[i].text, "was: now:"));
+		twice += strstr(inbox[i].text, "Corrected: ") != NULL &&
+			 strstr(inbox[i].subject, "Corrected: Recruitment") != NULL;
+	}
+	assert_true(twice >= 2); /* Recruitment was corrected more than once */
 }
 
 /* France loses at Calais, its army's province; its only other province,
@@ -793,8 +806,17 @@ static void test_retreat_with_only_the_forbidden_province(void **state)
 	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The turn of Burgundy", &text), 1);
 	assert_has(text, "France retreats from Calais to Paris.\n");
 	assert_has(text, "  France: field army of ");
+	assert_has_not(text, "(s)");
 	assert_has_not(text, " in Calais, 1 province");
 	free(text);
+	/* the dice that drew the sequence of play are not shown in any mail:
+	 * their labels are internal and the order has its own mail */
+	size_t sequence_mails = 0;
+	for (size_t i = 0; i < n_inbox; i++) {
+		assert_null(strstr(inbox[i].text, "sequence of play step"));
+		sequence_mails += strstr(inbox[i].subject, "The sequence of play") != NULL;
+	}
+	assert_true(sequence_mails > 0);
 }
 
 /* The year's last step undone and played again: the diary made again finds
@@ -824,7 +846,7 @@ static void test_undo_and_the_diary(void **state)
 		if (mails(f, to[k], "1450 \u00b7 Corrected: The year's diary", &text))
 			assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan "
 					 "2027 12:00 CET under the same subject: the organiser undid "
-					 "the step recruitment and it was played again.\n");
+					 "the recruitment and it was played again.\n");
 		free(text);
 	}
 }
