@@ -69,6 +69,13 @@ CAMPAIGNCTL="$root/usr/bin/campaignctl" CAMPAIGND="$root/usr/sbin/campaignd" \
 	sh "$src/contrib/demo.sh" "$build" "$src" "$demo" > "$build/package-demo.log" 2>&1 ||
 	{ tail -n 30 "$build/package-demo.log"; fail "the demo failed with the installed programs"; }
 grep -q 'all match' "$build/package-demo.log" || fail "the demo's dice did not verify"
-grep -q '^Subject: The diary of 1450' "$demo"/outbox/*.eml || fail "the demo mailed no diary"
+# Subjects are RFC 2047 encoded past the tag and year ("[Tag] 1450 · ..."): decoded here.
+python3 -c 'import email, email.header, glob, sys
+for f in glob.glob(sys.argv[1] + "/outbox/*.eml"):
+    m = email.message_from_binary_file(open(f, "rb"))
+    s = str(email.header.make_header(email.header.decode_header(m["Subject"] or "")))
+    if s.endswith(" 1450 \u00b7 The year\u2019s diary") or s.endswith(" 1450 \u00b7 The year'"'"'s diary"):
+        sys.exit(0)
+sys.exit(1)' "$demo" || fail "the demo mailed no diary"
 rm -rf "$demo"
 echo "check-package: $deb: $n templates, programs, unit, user and folders, demo: PASS"
