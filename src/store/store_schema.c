@@ -243,8 +243,8 @@ static const char *const migrations[] = {
 	 * the campaign starts (campaign(5), "Setting up by mail"); a new
 	 * password asked for by FORGOT PASSWORD, kept beside the old one
 	 * until it is used */
-	"ALTER TABLE players ADD COLUMN setup_by_mail INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE players ADD COLUMN pending_password_hash TEXT;",
+	("ALTER TABLE players ADD COLUMN setup_by_mail INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE players ADD COLUMN pending_password_hash TEXT;"),
 
 	/* 7: when each event was recorded (epoch seconds; NULL before), for
 	 * the real times of the web diary's feed */
