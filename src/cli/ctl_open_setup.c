@@ -25,16 +25,7 @@ static int run(int argc, char **argv)
 	if (o.bad || optind != argc)
 		return ctl_usage(&ctl_cmd_open_setup);
 	struct engine_action_request req = {.action = ENGINE_ACT_OPEN_SETUP};
-	struct ctl_year y;
-	int rc = ctl_year_open(&y, &o);
-	if (rc != EX_OK) {
-		ctl_year_close(&y);
-		return rc;
-	}
-	char *report = NULL, *err = NULL;
-	rc = engine_action(y.engine, &req, o.now, &report, &err);
-	ctl_year_close(&y);
-	return ctl_year_finish(rc, report, err);
+	return ctl_year_action(&o, &req);
 }
 
 const struct ctl_command ctl_cmd_open_setup = {

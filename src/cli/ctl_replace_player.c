@@ -39,16 +39,7 @@ static int run(int argc, char **argv)
 	req.arg = argv[optind];
 	if (sodium_init() < 0)
 		return EX_SOFTWARE;
-	struct ctl_year y;
-	int rc = ctl_year_open(&y, &o);
-	if (rc != EX_OK) {
-		ctl_year_close(&y);
-		return rc;
-	}
-	char *report = NULL, *err = NULL;
-	rc = engine_action(y.engine, &req, o.now, &report, &err);
-	ctl_year_close(&y);
-	return ctl_year_finish(rc, report, err);
+	return ctl_year_action(&o, &req);
 }
 
 const struct ctl_command ctl_cmd_replace_player = {

@@ -14,6 +14,17 @@
 
 extern const struct ctl_command ctl_cmd_start;
 
+struct start_args {
+	const char *seed;
+	bool force;
+};
+
+static int start_step(struct engine *e, int64_t now, const void *arg, char **report, char **err)
+{
+	const struct start_args *a = arg;
+	return engine_start_setup(e, now, a->seed, a->force, report, err);
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -42,16 +53,8 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "%s: libsodium could not be initialised\n", ctl_prog);
 		return EX_SOFTWARE;
 	}
-	struct ctl_year y;
-	int rc = ctl_year_open(&y, &o);
-	if (rc != EX_OK) {
-		ctl_year_close(&y);
-		return rc;
-	}
-	char *report = NULL, *err = NULL;
-	rc = engine_start_setup(y.engine, o.now, seed, force, &report, &err);
-	ctl_year_close(&y);
-	return ctl_year_finish(rc, report, err);
+	const struct start_args args = {seed, force};
+	return ctl_year_run(&o, start_step, &args);
 }
 
 const struct ctl_command ctl_cmd_start = {

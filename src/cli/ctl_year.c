@@ -119,6 +119,30 @@ int ctl_year_finish(int rc, char *report, char *err)
 	return code;
 }
 
+int ctl_year_run(const struct ctl_year_opts *o, ctl_year_step step, const void *arg)
+{
+	struct ctl_year y;
+	int rc = ctl_year_open(&y, o);
+	if (rc != EX_OK) {
+		ctl_year_close(&y);
+		return rc;
+	}
+	char *report = NULL, *err = NULL;
+	rc = step(y.engine, o->now, arg, &report, &err);
+	ctl_year_close(&y);
+	return ctl_year_finish(rc, report, err);
+}
+
+static int action_step(struct engine *e, int64_t now, const void *arg, char **report, char **err)
+{
+	return engine_action(e, arg, now, report, err);
+}
+
+int ctl_year_action(const struct ctl_year_opts *o, const struct engine_action_request *req)
+{
+	return ctl_year_run(o, action_step, req);
+}
+
 int ctl_year_simple(const struct ctl_command *cmd, int argc, char **argv, enum engine_action action,
 		    ctl_year_fill fill)
 {
@@ -134,16 +158,7 @@ int ctl_year_simple(const struct ctl_command *cmd, int argc, char **argv, enum e
 	if (o.bad || (!fill && optind != argc) ||
 	    (fill && !fill(&req, argc - optind, argv + optind)))
 		return ctl_usage(cmd);
-	struct ctl_year y;
-	int rc = ctl_year_open(&y, &o);
-	if (rc != EX_OK) {
-		ctl_year_close(&y);
-		return rc;
-	}
-	char *report = NULL, *err = NULL;
-	rc = engine_action(y.engine, &req, o.now, &report, &err);
-	ctl_year_close(&y);
-	return ctl_year_finish(rc, report, err);
+	return ctl_year_action(&o, &req);
 }
 
 bool ctl_year_one_arg(struct engine_action_request *req, int argc, char **argv)

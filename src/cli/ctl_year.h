@@ -70,6 +70,17 @@ void ctl_year_close(struct ctl_year *y);
  * returns the exit code: 0, 1 (refused) or EX_SOFTWARE/EX_TEMPFAIL. */
 int ctl_year_finish(int rc, char *report, char *err);
 
+/* What a command does with the open engine: an engine answer (0 done,
+ * 1 refused, -1 error) with its report or error message. */
+typedef int (*ctl_year_step)(struct engine *e, int64_t now, const void *arg, char **report,
+			     char **err);
+/* Opens the database and the engine (ctl_year_open), runs `step` with `arg`
+ * at the time --now says, closes it all and prints the answer
+ * (ctl_year_finish). Returns the command's exit code. */
+int ctl_year_run(const struct ctl_year_opts *o, ctl_year_step step, const void *arg);
+/* ctl_year_run with one engine_action. */
+int ctl_year_action(const struct ctl_year_opts *o, const struct engine_action_request *req);
+
 /* Fills an action request from the positional arguments (argv[0..argc));
  * false if they are wrong (usage). */
 typedef bool (*ctl_year_fill)(struct engine_action_request *req, int argc, char **argv);
