@@ -6,6 +6,7 @@
 #include "base/util.h"
 
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,17 +15,70 @@
  * campaign). */
 #define SETUP_SCHEMA 6
 
-static int save_setup_by_mail(struct store *s, const struct campaign *c, bool all,
-			      char **errstr)
+/* Where the campaign's state goes, one statement (SQL and parameters, as
+ * store_run takes them) at a time: to the database, or, when rows is not
+ * NULL, appended to rows. store_save_state compares the rows the kept
+ * campaign and the one to save would write, so whatever it writes is
+ * compared, and a save that would change nothing writes nothing. */
+struct state_out {
+	struct store *s;
+	char **errstr;
+	struct strbuf *rows;
+};
+
+static int state_row(struct state_out *o, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int status = STORE_OK;
+	if (!o->rows) {
+		status = store_runv(o->s, o->errstr, NULL, sql, fmt, ap);
+		va_end(ap);
+		return status;
+	}
+	strbuf_puts(o->rows, sql);
+	strbuf_putc(o->rows, '\0');
+	for (; fmt && *fmt; fmt++) {
+		strbuf_putc(o->rows, *fmt);
+		switch (*fmt) {
+		case 'I': {
+			int64_t v = va_arg(ap, int64_t);
+			strbuf_append(o->rows, (const char *)&v, sizeof v);
+			break;
+		}
+		case 't': {
+			const char *t = va_arg(ap, const char *);
+			strbuf_putc(o->rows, t ? 't' : 'n');
+			if (t)
+				strbuf_append(o->rows, t, strlen(t) + 1);
+			break;
+		}
+		case 'i':
+		case 'B':
+		case 'r': {
+			int v = va_arg(ap, int);
+			if (*fmt == 'B')
+				v = v ? 1 : 0;
+			strbuf_append(o->rows, (const char *)&v, sizeof v);
+			break;
+		}
+		default: /* the state has no 'd' or 'b' */
+			abort();
+		}
+	}
+	va_end(ap);
+	return status;
+}
+
+static int save_setup_by_mail(struct state_out *o, const struct campaign *c, bool all)
 {
 	int status = STORE_OK;
-	if (store_schema_version(s) < SETUP_SCHEMA)
+	if (store_schema_version(o->s) < SETUP_SCHEMA)
 		return STORE_OK;
 	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++)
 		if (all || c->players[i].setup_by_mail)
-			status = store_run(s, errstr, NULL,
-					   "UPDATE players SET setup_by_mail = ? WHERE id = ?", "BI",
-					   c->players[i].setup_by_mail, (int64_t)i);
+			status = state_row(o, "UPDATE players SET setup_by_mail = ? WHERE id = ?",
+					   "BI", c->players[i].setup_by_mail, (int64_t)i);
 	return status;
 }
 
@@ -161,29 +215,28 @@ static int count_of(const struct troops *t, size_t i)
 	return t->count ? t->count[i] : 0;
 }
 
-static int insert_contingents_and_sieges(struct store *s, const struct campaign *c,
-					 char **errstr)
+static int insert_contingents_and_sieges(struct state_out *o, const struct campaign *c)
 {
 	int status = STORE_OK;
 	for (size_t i = 0; status == STORE_OK && i < c->contingent_count; i++) {
 		const struct contingent *k = &c->contingents[i];
-		status = store_run(
-			s, errstr, NULL,
+		status = state_row(
+			o,
 			"INSERT INTO contingents (id, owner, with_player, sent_year, is_returning)"
 			" VALUES (?, ?, ?, ?, ?)",
 			"IiiiB", (int64_t)i, k->owner, k->with_player, k->sent_year, k->returning);
 		const struct army_list *l = &c->players[k->owner].list;
 		for (size_t j = 0; status == STORE_OK && j < l->count; j++)
 			if (count_of(&k->troops, j))
-				status = store_run(
-					s, errstr, NULL,
+				status = state_row(
+					o,
 					"INSERT INTO contingent_troops (contingent, position,"
 					" count) VALUES (?, ?, ?)",
 					"Iii", (int64_t)i, (int)j, count_of(&k->troops, j));
 	}
 	for (size_t i = 0; status == STORE_OK && i < c->siege_count; i++) {
 		const struct siege *g = &c->sieges[i];
-		status = store_run(s, errstr, NULL,
+		status = state_row(o,
 				   "INSERT INTO sieges (id, province, besieger, rounds_failed,"
 				   " last_round_year) VALUES (?, ?, ?, ?, ?)",
 				   "Iiiii", (int64_t)i, g->province, g->besieger, g->rounds_failed,
@@ -387,10 +440,11 @@ int store_init_campaign(struct store *s, const struct campaign *c, bool force, c
 		status = insert_map(s, c, errstr);
 	if (status == STORE_OK)
 		status = insert_players(s, c, errstr);
+	struct state_out o = {s, errstr, NULL};
 	if (status == STORE_OK)
-		status = save_setup_by_mail(s, c, false, errstr);
+		status = save_setup_by_mail(&o, c, false);
 	if (status == STORE_OK)
-		status = insert_contingents_and_sieges(s, c, errstr);
+		status = insert_contingents_and_sieges(&o, c);
 	return store_write_end(s, status, errstr);
 }
 
@@ -807,92 +861,95 @@ static int check_same_campaign(struct store *s, const struct campaign *c, char *
 	return status;
 }
 
-static int save_players(struct store *s, const struct campaign *c, char **errstr)
+/* Everything store_save_state writes, through o. */
+static int write_state(struct state_out *o, const struct campaign *c)
 {
-	sqlite3_stmt *st = NULL;
-	int status = store_prepare(
-		s, errstr, &st,
-		"UPDATE players SET location = ?1, original_half_ap = ?2,"
-		" cap_half_ap = ?3, battle_prestige = ?4, province_prestige = ?5,"
-		" quiet_years = ?6, overlord = ?7, status = ?8, movement_option = ?10,"
-		" fought_this_year = ?11 WHERE id = ?9",
-		NULL);
+	int status = state_row(o, "UPDATE campaign SET year = ?, phase = ? WHERE id = 1", "it",
+			       c->year, campaign_phase_name(c->phase));
+	for (size_t i = 0; status == STORE_OK && i < c->province_count; i++)
+		status = state_row(o, "UPDATE provinces SET owner = ?1 WHERE id = ?2", "rI",
+				   c->provinces[i].owner, (int64_t)i);
 	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
 		const struct player *p = &c->players[i];
-		bind_ref(st, 1, p->location);
-		sqlite3_bind_int(st, 2, p->original_half_ap);
-		sqlite3_bind_int(st, 3, p->cap_half_ap);
-		sqlite3_bind_int(st, 4, p->battle_prestige);
-		sqlite3_bind_int(st, 5, p->province_prestige);
-		sqlite3_bind_int(st, 6, p->quiet_years);
-		bind_ref(st, 7, p->overlord);
-		sqlite3_bind_text(st, 8, player_status_name(p->status), -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 9, (int64_t)i);
-		sqlite3_bind_text(st, 10, movement_option_name(p->movement_option), -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_int(st, 11, p->fought_this_year);
-		status = store_step_done(s, errstr, st);
+		status = state_row(
+			o,
+			"UPDATE players SET location = ?1, original_half_ap = ?2,"
+			" cap_half_ap = ?3, battle_prestige = ?4, province_prestige = ?5,"
+			" quiet_years = ?6, overlord = ?7, status = ?8, movement_option = ?10,"
+			" fought_this_year = ?11 WHERE id = ?9",
+			"riiiiirtIti", p->location, p->original_half_ap, p->cap_half_ap,
+			p->battle_prestige, p->province_prestige, p->quiet_years, p->overlord,
+			player_status_name(p->status), (int64_t)i,
+			movement_option_name(p->movement_option), p->fought_this_year);
 	}
-	store_finish(s, st);
+	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
+		const struct player *p = &c->players[i];
+		for (size_t j = 0; status == STORE_OK && j < p->list.count; j++)
+			status = state_row(o,
+					   "UPDATE troops SET field = ?1, reserve = ?2"
+					   " WHERE player = ?3 AND position = ?4",
+					   "iiII", count_of(&p->field, j), count_of(&p->reserve, j),
+					   (int64_t)i, (int64_t)j);
+	}
 	if (status == STORE_OK)
-		status = store_prepare(s, errstr, &st,
-				       "UPDATE troops SET field = ?1, reserve = ?2"
-				       " WHERE player = ?3 AND position = ?4",
-				       NULL);
-	for (size_t i = 0; status == STORE_OK && i < c->player_count; i++) {
-		const struct player *p = &c->players[i];
-		for (size_t j = 0; status == STORE_OK && j < p->list.count; j++) {
-			sqlite3_bind_int(st, 1, count_of(&p->field, j));
-			sqlite3_bind_int(st, 2, count_of(&p->reserve, j));
-			sqlite3_bind_int64(st, 3, (int64_t)i);
-			sqlite3_bind_int64(st, 4, (int64_t)j);
-			status = store_step_done(s, errstr, st);
-		}
-	}
-	store_finish(s, st);
+		status = save_setup_by_mail(o, c, true);
+	if (status == STORE_OK)
+		status = state_row(o, "DELETE FROM contingent_troops", NULL);
+	if (status == STORE_OK)
+		status = state_row(o, "DELETE FROM contingents", NULL);
+	if (status == STORE_OK)
+		status = state_row(o, "DELETE FROM sieges", NULL);
+	if (status == STORE_OK)
+		status = insert_contingents_and_sieges(o, c);
 	return status;
+}
+
+/* The rows write_state would write for c, after what check_same_campaign
+ * compares (provinces' names, players' keys and army lists' lengths). */
+static void state_rows(struct store *s, const struct campaign *c, struct strbuf *rows)
+{
+	for (size_t i = 0; i < c->province_count; i++)
+		strbuf_append(rows, c->provinces[i].name, strlen(c->provinces[i].name) + 1);
+	for (size_t i = 0; i < c->player_count; i++) {
+		strbuf_append(rows, c->players[i].key, strlen(c->players[i].key) + 1);
+		strbuf_append(rows, (const char *)&c->players[i].list.count, sizeof(size_t));
+	}
+	struct state_out o = {s, NULL, rows};
+	write_state(&o, c);
+}
+
+/* Whether saving c would write what the kept campaign, the stored one,
+ * would write; c has passed check_campaign. */
+static bool state_unchanged(struct store *s, const struct campaign *c)
+{
+	int64_t version = 0;
+	if (!s->campaign || store_campaign_version(s, &version, NULL) != STORE_OK ||
+	    s->campaign_version != version)
+		return false;
+	struct strbuf kept = {0}, now = {0};
+	state_rows(s, s->campaign, &kept);
+	state_rows(s, c, &now);
+	bool same = kept.len == now.len && memcmp(kept.data, now.data, kept.len) == 0;
+	strbuf_free(&kept);
+	strbuf_free(&now);
+	return same;
 }
 
 int store_save_state(struct store *s, const struct campaign *c, char **errstr)
 {
-	/* Only what changed is written: most mail changes nothing of it. */
-	int64_t version = 0;
-	if (s->campaign && store_campaign_version(s, &version, NULL) == STORE_OK &&
-	    store_campaign_unchanged(s, c, version))
-		return STORE_OK;
-	store_campaign_forget(s);
 	int status = check_campaign(s, c, errstr);
 	if (status != STORE_OK)
 		return status;
+	/* Only what changed is written: most mail changes nothing of it. */
+	if (state_unchanged(s, c))
+		return STORE_OK;
+	store_campaign_forget(s);
 	status = store_write_begin(s, errstr);
 	if (status != STORE_OK)
 		return status;
 	status = check_same_campaign(s, c, errstr);
+	struct state_out o = {s, errstr, NULL};
 	if (status == STORE_OK)
-		status = store_run(s, errstr, NULL,
-				   "UPDATE campaign SET year = ?, phase = ? WHERE id = 1", "it",
-				   c->year, campaign_phase_name(c->phase));
-	sqlite3_stmt *st = NULL;
-	if (status == STORE_OK)
-		status = store_prepare(s, errstr, &st,
-				       "UPDATE provinces SET owner = ?1 WHERE id = ?2", NULL);
-	for (size_t i = 0; status == STORE_OK && i < c->province_count; i++) {
-		bind_ref(st, 1, c->provinces[i].owner);
-		sqlite3_bind_int64(st, 2, (int64_t)i);
-		status = store_step_done(s, errstr, st);
-	}
-	store_finish(s, st);
-	if (status == STORE_OK)
-		status = save_players(s, c, errstr);
-	if (status == STORE_OK)
-		status = save_setup_by_mail(s, c, true, errstr);
-	if (status == STORE_OK)
-		status = store_run(s, errstr, NULL, "DELETE FROM contingent_troops", NULL);
-	if (status == STORE_OK)
-		status = store_run(s, errstr, NULL, "DELETE FROM contingents", NULL);
-	if (status == STORE_OK)
-		status = store_run(s, errstr, NULL, "DELETE FROM sieges", NULL);
-	if (status == STORE_OK)
-		status = insert_contingents_and_sieges(s, c, errstr);
+		status = write_state(&o, c);
 	return store_write_end(s, status, errstr);
 }

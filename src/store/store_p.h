@@ -8,6 +8,7 @@
 
 #include <sodium.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,8 +74,6 @@ int store_campaign_version(struct store *s, int64_t *version, char **errstr);
 struct campaign *store_campaign_cached(struct store *s, int64_t version);
 /* Keeps a copy of c, read (or written) under version. */
 void store_campaign_keep(struct store *s, const struct campaign *c, int64_t version);
-/* Whether c's state is the kept campaign's (read under version). */
-bool store_campaign_unchanged(struct store *s, const struct campaign *c, int64_t version);
 
 /* store_schema.c */
 
@@ -96,7 +95,8 @@ int store_corrupt(const struct store *s, char **errstr, const char *what);
 
 /* store_sql.c: statements. Parameters are bound from a format: 'i' int,
  * 'I' int64_t, 'd' double, 't' text (NULL binds NULL), 'b' blob
- * (const void *, size_t), 'B' bool; fmt NULL binds nothing. */
+ * (const void *, size_t), 'B' bool, 'r' a reference (int; NO_INDEX binds
+ * NULL); fmt NULL binds nothing. */
 
 /* Prepares sql (or takes the statement prepared for the same text before)
  * and binds its parameters; the caller steps and gives it back with
@@ -116,6 +116,8 @@ int store_step_done(struct store *s, char **errstr, sqlite3_stmt *st);
  * number of rows it changed. */
 int store_run(struct store *s, char **errstr, int *changes, const char *sql, const char *fmt,
 	      ...);
+int store_runv(struct store *s, char **errstr, int *changes, const char *sql, const char *fmt,
+	       va_list ap);
 /* One integer from a query; *found (if not NULL) says whether there was a row. */
 int store_query_int64(struct store *s, char **errstr, int64_t *out, bool *found,
 		      const char *sql, const char *fmt, ...);

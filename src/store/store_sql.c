@@ -76,7 +76,8 @@ int store_status_exit_code(int status)
 /* ---------------------------------------------------------------- statements */
 
 /* Binds parameters 1..n from a format: 'i' int, 'I' int64_t, 'd' double,
- * 't' text (NULL binds NULL), 'b' blob (const void *, size_t), 'B' bool. */
+ * 't' text (NULL binds NULL), 'b' blob (const void *, size_t), 'B' bool,
+ * 'r' a reference (int; NO_INDEX binds NULL). */
 static int bind_values(sqlite3_stmt *st, const char *fmt, va_list ap)
 {
 	int rc = SQLITE_OK;
@@ -91,6 +92,11 @@ static int bind_values(sqlite3_stmt *st, const char *fmt, va_list ap)
 		case 'I':
 			rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
 			break;
+		case 'r': {
+			int idx = va_arg(ap, int);
+			rc = idx == NO_INDEX ? sqlite3_bind_null(st, i) : sqlite3_bind_int(st, i, idx);
+			break;
+		}
 		case 'd':
 			rc = sqlite3_bind_double(st, i, va_arg(ap, double));
 			break;
@@ -223,14 +229,21 @@ int store_step_done(struct store *s, char **errstr, sqlite3_stmt *st)
  * number of rows it changed. */
 int store_run(struct store *s, char **errstr, int *changes, const char *sql, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
+	int status = store_runv(s, errstr, changes, sql, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int store_runv(struct store *s, char **errstr, int *changes, const char *sql, const char *fmt,
+	       va_list ap)
+{
 	sqlite3_stmt *st = NULL;
 	int rc = stmt_get(s, sql, &st);
 	if (rc != SQLITE_OK)
 		return store_db_fail(s, errstr, rc);
-	va_list ap;
-	va_start(ap, fmt);
 	rc = bind_values(st, fmt, ap);
-	va_end(ap);
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_DONE || rc == SQLITE_ROW)
