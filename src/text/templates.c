@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_DIRS 4
+#define MAX_DIRS 3
 /* Templates and partials kept read (and compiled) between renders. */
 #define MAX_CACHED 128
 
@@ -46,7 +46,6 @@ struct templates *templates_new(const char *override_dir)
 	if (env && *env)
 		t->dirs[n++] = xstrdup(env);
 	t->dirs[n++] = xstrdup(TEMPLATEDIR);
-	t->dirs[n++] = xstrdup(SRCTEMPLATEDIR);
 	return t;
 }
 

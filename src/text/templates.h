@@ -14,8 +14,9 @@
 struct templates;
 
 /* override_dir may be NULL. The built-in folders are, in order: the
- * CAMPAIGND_TEMPLATES environment variable if set, the installed folder,
- * the source tree's folder (so an uninstalled build works). */
+ * CAMPAIGND_TEMPLATES environment variable if set, the installed folder.
+ * No path of the source tree is built in: an uninstalled build (the tests,
+ * the demo) names the source tree's templates in CAMPAIGND_TEMPLATES. */
 struct templates *templates_new(const char *override_dir);
 void templates_free(struct templates *t);
 
