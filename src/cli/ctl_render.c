@@ -4,6 +4,7 @@
 
 #include "cli/campaignctl.h"
 #include "text/mustache.h"
+#include "base/fileio.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -17,30 +18,6 @@
 struct partial_dir {
 	const char *dir;
 };
-
-/* Reads a whole file. Returns the malloc'd bytes (NUL-terminated, *len
- * without the NUL), or NULL with errno set. */
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct strbuf sb = {0};
-	char buf[8192];
-	size_t n;
-	errno = 0;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_append(&sb, buf, n);
-	int failed = ferror(f), saved_errno = errno ? errno : EIO;
-	fclose(f);
-	if (failed) {
-		strbuf_free(&sb);
-		errno = saved_errno;
-		return NULL;
-	}
-	*len = sb.len;
-	return strbuf_take(&sb);
-}
 
 /* A partial name is a relative path inside the partials folder. */
 static bool partial_name_ok(const char *name)
@@ -67,7 +44,7 @@ static char *load_partial(void *ctx, const char *name)
 	}
 	char *path = partial_path(pd->dir, name);
 	size_t len;
-	char *text = read_file(path, &len);
+	char *text = file_read_all(path, 0, &len);
 	if (!text)
 		fprintf(stderr, "%s: warning: partial \"%s\" not found (%s: %s); rendered as empty\n", ctl_prog,
 			name, path, strerror(errno));
@@ -130,7 +107,7 @@ static int run_render(int argc, char **argv)
 	struct mustache_error err;
 
 	size_t len;
-	text = read_file(template_path, &len);
+	text = file_read_all(template_path, 0, &len);
 	if (!text) {
 		fprintf(stderr, "%s: cannot read %s: %s\n", ctl_prog, template_path, strerror(errno));
 		rc = EX_NOINPUT;

@@ -6,6 +6,7 @@
 #include "model/campaign_json.h"
 #include "cli/campaignctl.h"
 #include "engine/scenario.h"
+#include "base/fileio.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -26,30 +27,6 @@ const struct ctl_command ctl_cmd_simulate = {
 		    "  -k, --keep-going      go on after a failed expectation\n",
 	.run = run_simulate,
 };
-
-/* Reads a whole file; NULL with errno set if it cannot. */
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct strbuf sb = {0};
-	char buf[8192];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_append(&sb, buf, n);
-	int failed = ferror(f);
-	fclose(f);
-	if (failed) {
-		strbuf_free(&sb);
-		errno = EIO;
-		return NULL;
-	}
-	*len = sb.len;
-	if (!sb.data)
-		strbuf_puts(&sb, "");
-	return strbuf_take(&sb);
-}
 
 /* The campaign file named in the scenario, relative to the scenario's folder. */
 static char *campaign_path(const char *scenario_path, const char *name)
@@ -132,7 +109,7 @@ static int run_simulate(int argc, char **argv)
 	const char *path = argv[optind];
 
 	size_t len = 0;
-	char *text = read_file(path, &len);
+	char *text = file_read_all(path, 0, &len);
 	if (!text) {
 		fprintf(stderr, "%s: %s: %s\n", ctl_prog, path, strerror(errno));
 		return EX_NOINPUT;
