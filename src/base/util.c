@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void out_of_memory(void)
 {
@@ -212,6 +213,28 @@ char *name_fold(const char *utf8)
 		s += len;
 	}
 	return strbuf_take(&sb);
+}
+
+size_t utf8_columns(const char *s)
+{
+	size_t w = 0;
+	for (; s && *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+bool str_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return *out = true, true;
+		if (strcasecmp(s, no[i]) == 0)
+			return *out = false, true;
+	}
+	return false;
 }
 
 bool name_equal(const char *a, const char *b)

@@ -44,6 +44,12 @@ void strbuf_free(struct strbuf *sb);
 char *name_fold(const char *utf8);
 /* True if a and b are the same name after name_fold. */
 bool name_equal(const char *a, const char *b);
+/* The width of UTF-8 text on a terminal: its characters, not its bytes
+ * ("Île-de-France" is 13); NULL is 0. */
+size_t utf8_columns(const char *s);
+/* A yes-or-no word of a configuration or campaign file: yes, true, on or 1;
+ * no, false, off or 0 (any case). False if s is none of them. */
+bool str_parse_bool(const char *s, bool *out);
 /* Edit distance between two strings (bytes), capped at `limit`+1. */
 size_t edit_distance(const char *a, const char *b, size_t limit);
 

@@ -4,6 +4,7 @@
 
 #include "model/campaign_file.h"
 #include "cli/campaignctl.h"
+#include "engine/engine.h"
 #include "base/diag.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -18,45 +19,16 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-/* Crockford's base32 alphabet: no I, L, O or U, so nothing is misread when
- * a password is copied from paper or a phone. 16 symbols = 80 bits. */
-#define PASSWORD_SYMBOLS 16
-#define PASSWORD_GROUP 4
-#define PASSWORD_LEN (PASSWORD_SYMBOLS + PASSWORD_SYMBOLS / PASSWORD_GROUP - 1)
-
-static void password_generate(char out[PASSWORD_LEN + 1])
-{
-	static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-	size_t n = 0;
-	for (int i = 0; i < PASSWORD_SYMBOLS; i++) {
-		if (i && i % PASSWORD_GROUP == 0)
-			out[n++] = '-';
-		out[n++] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
-	}
-	out[n] = '\0';
-}
-
-/* Width on a terminal, counting UTF-8 characters rather than bytes, so that
- * "Île-de-France" lines up. */
-static size_t display_width(const char *s)
-{
-	size_t w = 0;
-	for (; s && *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
-}
-
 static void print_cell(const char *s, size_t width)
 {
 	fputs(s, stdout);
-	for (size_t w = display_width(s); w < width; w++)
+	for (size_t w = utf8_columns(s); w < width; w++)
 		putchar(' ');
 }
 
 struct password_row {
 	const char *nation, *name, *email;
-	char password[PASSWORD_LEN + 1];
+	char password[ENGINE_PASSWORD_SIZE];
 };
 
 static void print_passwords(const char *db, const struct campaign *c,
@@ -65,12 +37,12 @@ static void print_passwords(const char *db, const struct campaign *c,
 	static const char *const head[] = {"NATION", "PLAYER", "EMAIL", "PASSWORD"};
 	size_t width[3];
 	for (size_t col = 0; col < 3; col++)
-		width[col] = display_width(head[col]);
+		width[col] = utf8_columns(head[col]);
 	for (size_t i = 0; i < n; i++) {
 		const char *cells[] = {rows[i].nation, rows[i].name, rows[i].email};
 		for (size_t col = 0; col < 3; col++)
-			if (display_width(cells[col]) > width[col])
-				width[col] = display_width(cells[col]);
+			if (utf8_columns(cells[col]) > width[col])
+				width[col] = utf8_columns(cells[col]);
 	}
 
 	printf("Campaign \"%s\" created in %s: %zu players, %zu provinces, year %d.\n\n",
@@ -194,7 +166,7 @@ static int run_init(int argc, char **argv)
 		rows[i].nation = p->nation ? p->nation : p->key;
 		rows[i].name = p->name ? p->name : "";
 		rows[i].email = p->email ? p->email : "";
-		password_generate(rows[i].password);
+		engine_generate_password(rows[i].password);
 		status = store_set_password(s, p->key, rows[i].password, &err);
 	}
 	if (status == STORE_OK) {
@@ -202,7 +174,7 @@ static int run_init(int argc, char **argv)
 		org->nation = "(organiser)";
 		org->name = c->organiser_name ? c->organiser_name : "";
 		org->email = c->organiser_email ? c->organiser_email : "";
-		password_generate(org->password);
+		engine_generate_password(org->password);
 		status = store_set_password(s, STORE_ORGANISER, org->password, &err);
 	}
 	if (status == STORE_OK)

@@ -28,28 +28,18 @@ struct wrapper {
 	bool first;
 };
 
-/* Terminal width of UTF-8 text: characters, not bytes. */
-static size_t text_width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
-}
-
 static void wrap_start(struct wrapper *w, struct strbuf *out, const char *head, size_t indent)
 {
 	w->out = out;
 	w->indent = indent;
 	w->first = true;
 	strbuf_puts(out, head);
-	w->column = text_width(head);
+	w->column = utf8_columns(head);
 }
 
 static void wrap_item(struct wrapper *w, const char *item)
 {
-	size_t len = text_width(item);
+	size_t len = utf8_columns(item);
 	if (!w->first) {
 		strbuf_putc(w->out, ',');
 		w->column++;

@@ -106,19 +106,6 @@ static char *resolve_path(const char *value, const char *base_dir)
 	return xasprintf("%s/%s", base_dir, value);
 }
 
-static bool parse_bool(const char *v, bool *out)
-{
-	static const char *const yes[] = {"yes", "true", "on", "1"};
-	static const char *const no[] = {"no", "false", "off", "0"};
-	for (size_t i = 0; i < 4; i++) {
-		if (strcasecmp(v, yes[i]) == 0)
-			return *out = true, true;
-		if (strcasecmp(v, no[i]) == 0)
-			return *out = false, true;
-	}
-	return false;
-}
-
 static bool parse_enum(const char *v, const char *const *names, int *out)
 {
 	for (int i = 0; names[i]; i++)
@@ -197,7 +184,7 @@ static void set_key(struct conf *cfg, const struct key_def *k, const char *value
 		break;
 	}
 	case K_BOOL:
-		if (!parse_bool(value, (bool *)field))
+		if (!str_parse_bool(value, (bool *)field))
 			diag_add(diags, DIAG_ERROR, filename, line,
 				 "%s must be yes or no, not \"%s\"", k->name, value);
 		break;

@@ -183,6 +183,13 @@ int engine_start(struct engine *e, int64_t now, const char *seed_hex, char **rep
 int engine_start_setup(struct engine *e, int64_t now, const char *seed_hex, bool force,
 		       char **report, char **errstr);
 
+/* A new password (campaignctl init, invitations, forgotten passwords): 16
+ * symbols of Crockford's base32 alphabet, which has no I, L, O or U so that
+ * nothing is misread when it is copied from paper or a phone (80 bits), in
+ * groups of four: 19 characters and the NUL. */
+#define ENGINE_PASSWORD_SIZE 20
+void engine_generate_password(char out[ENGINE_PASSWORD_SIZE]);
+
 /* What engine_tick noticed about the clock. */
 struct engine_tick_info {
 	bool clock_backwards; /* now is before the previous run: no deadline fired */

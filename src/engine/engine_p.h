@@ -57,9 +57,6 @@ json_t *engine_ack_json(const struct order_set *set, const struct order_set *cur
  * in the store, no current order); *text made again from what is left. */
 void engine_drop_movement(struct order_set *merged, const struct campaign *c, char **text);
 
-/* A password like campaignctl init's: 16 Crockford base32 symbols in
- * groups of four (engine_year_org.c). */
-void engine_generate_password(char out[20]);
 
 /* FORGOT PASSWORD, from a player's registered address (engine_forgot.c):
  * unless one was sent in the last ENGINE_FORGOT_HOURS, a new password is

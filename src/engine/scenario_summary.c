@@ -148,20 +148,10 @@ char *scenario_event_line(const json_t *event)
 	return strbuf_take(&sb);
 }
 
-/* Width on screen of a UTF-8 string: its code points. */
-static size_t text_width(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
 static void put_padded(struct strbuf *sb, const char *s, size_t width)
 {
 	strbuf_puts(sb, s);
-	for (size_t w = text_width(s); w < width; w++)
+	for (size_t w = utf8_columns(s); w < width; w++)
 		strbuf_putc(sb, ' ');
 }
 
@@ -184,9 +174,9 @@ char *scenario_standings(const struct campaign *c)
 	strbuf_printf(&sb, "Standings in %d, %s phase:\n", c->year, campaign_phase_name(c->phase));
 	size_t wkey = 6, wloc = 8;
 	for (size_t i = 0; i < n; i++) {
-		size_t w = text_width(c->players[i].key);
+		size_t w = utf8_columns(c->players[i].key);
 		wkey = w > wkey ? w : wkey;
-		w = text_width(province_of(c, c->players[i].location));
+		w = utf8_columns(province_of(c, c->players[i].location));
 		wloc = w > wloc ? w : wloc;
 	}
 	strbuf_puts(&sb, "  ");

@@ -72,23 +72,6 @@ static bool is_all_digits(const char *s)
 	return true;
 }
 
-static bool parse_bool(const char *s, bool *out)
-{
-	static const char *const yes[] = {"yes", "true", "on", "1"};
-	static const char *const no[] = {"no", "false", "off", "0"};
-	for (size_t i = 0; i < 4; i++) {
-		if (strcasecmp(s, yes[i]) == 0) {
-			*out = true;
-			return true;
-		}
-		if (strcasecmp(s, no[i]) == 0) {
-			*out = false;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* "72h", "3d", "1d 12h", "2 days". Writes the hours, or an explanation of
  * what is wrong into why (a static string) and returns false. */
 static bool parse_duration(const char *s, int *hours, const char **why)
@@ -289,7 +272,7 @@ void cf_campaign_key(struct parser *ps, int key, char *value, int line)
 			s->siege_floor = (int)n;
 		break;
 	case CK_SUPPLY_ACROSS_SEA:
-		if (!parse_bool(value, &s->supply_across_sea))
+		if (!str_parse_bool(value, &s->supply_across_sea))
 			cf_error(ps, line, "supply-across-sea \"%s\" must be yes or no", value);
 		break;
 	case CK_TURN_DEADLINE:
@@ -420,7 +403,7 @@ void cf_province_key(struct parser *ps, int key, char *value, int line)
 		break;
 	case PK_NEUTRAL:
 	case PK_INVIOLATE:
-		if (!parse_bool(value, &flag)) {
+		if (!str_parse_bool(value, &flag)) {
 			cf_error(ps, line, "%s \"%s\" must be yes or no", cf_province_keys[key], value);
 			break;
 		}

@@ -58,6 +58,30 @@ static void test_edit_distance(void **state)
 	assert_int_equal(edit_distance("abcdef", "zzzzzz", 2), 3);
 }
 
+/* Columns on a terminal: characters, not bytes. */
+static void test_utf8_columns(void **state)
+{
+	(void)state;
+	assert_int_equal(utf8_columns("\xc3\x8ele-de-France"), 13); /* Île-de-France */
+	assert_int_equal(utf8_columns("Savoy"), 5);
+	assert_int_equal(utf8_columns(""), 0);
+	assert_int_equal(utf8_columns(NULL), 0);
+}
+
+static void test_str_parse_bool(void **state)
+{
+	(void)state;
+	bool b = false;
+	assert_true(str_parse_bool("Yes", &b) && b);
+	assert_true(str_parse_bool("on", &b) && b);
+	assert_true(str_parse_bool("OFF", &b) && !b);
+	assert_true(str_parse_bool("0", &b) && !b);
+	b = true;
+	assert_false(str_parse_bool("maybe", &b));
+	assert_false(str_parse_bool("", &b));
+	assert_true(b); /* left alone */
+}
+
 static void test_half_ap(void **state)
 {
 	(void)state;
@@ -150,6 +174,8 @@ int main(void)
 		cmocka_unit_test(test_name_fold),
 		cmocka_unit_test(test_name_lookup),
 		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_utf8_columns),
+		cmocka_unit_test(test_str_parse_bool),
 		cmocka_unit_test(test_half_ap),
 		cmocka_unit_test(test_strbuf_and_diag),
 		cmocka_unit_test(test_model_queries),
