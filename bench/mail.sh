@@ -35,8 +35,9 @@ NAME=bench
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 . "$top_srcdir/tests/reliability/setup.sh"
 parts=${*:-latency arrivals backlog floor idle rules}
+# the daemon's smtp-connections: its default (3) unless set
 sessions=${BENCH_SMTP_CONNECTIONS:-3}
-echo "smtp-connections = $sessions" >> campaignd.conf
+[ -n "${BENCH_SMTP_CONNECTIONS:-}" ] && echo "smtp-connections = $sessions" >> campaignd.conf
 next=0
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
