@@ -5,27 +5,39 @@
 #            while the daemon waits in IMAP IDLE: APPEND to acknowledgement
 #            in the player's INBOX (so Postfix and LMTP delivery, ~35 ms,
 #            are included; Dovecot holds IDLE notifications ~0.5 s).
-#   backlog  BENCH_BACKLOG (10000) order mails waiting before the daemon
-#            starts: time until all are acknowledged, beside the time mbsync
-#            (isync) takes to copy the same mails to a local Maildir.
+#   backlog  BENCH_BACKLOG (10000; several sizes may be given, "2000 10000")
+#            order mails waiting before the daemon starts: time until all
+#            are acknowledged, beside the time mbsync (isync) takes to copy
+#            the same mails to a local Maildir, BENCH_RUNS (1) times each
+#            (the median is printed when there are several runs).
 #   arrivals BENCH_ARRIVALS (300) order mails appended at random moments
 #            (Poisson, BENCH_ARRIVAL_GAP (0.5) s apart on average) whatever
 #            the answers do: APPEND to acknowledgement, as for latency
 #            (after one mail of each player, whose password check is then
 #            remembered).
-#   floor    BENCH_FLOOR (the backlog's size, 10000) mails of a reply's size
-#            pushed to the same Postfix alone, over one SMTP session (the
-#            submission floor: no daemon can hand its replies over faster).
+#   floor    BENCH_FLOOR (the first backlog size, 10000) mails of a reply's
+#            size pushed to the same Postfix alone, over one SMTP session
+#            and over BENCH_SMTP_CONNECTIONS (3, the daemon's default) at
+#            once (the submission floor: the daemon hands its replies over
+#            no faster).
 #   idle     the daemon's CPU time over BENCH_IDLE_SECONDS (60) of IDLE,
 #            its resident memory and its heap.
-# Usage: bench/mail.sh [latency] [arrivals] [backlog] [floor] [idle]
-#        (default: latency arrivals backlog floor idle)
+#   rules    instructions (callgrind) of campaignctl simulate over the
+#            two-year scenario of the tests: the rules, the year's steps
+#            and the mails composed, without any I/O wait.
+# Every figure is printed with the load average of the machine (1 min) at
+# its start and end: on a shared machine the times mean little without it.
+# Usage: bench/mail.sh [latency] [arrivals] [backlog] [floor] [idle] [rules]
+#        (default: latency arrivals backlog floor idle rules)
 # Exit 77 where the mail stack cannot run.
 set -u
 NAME=bench
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 . "$top_srcdir/tests/reliability/setup.sh"
-parts=${*:-latency arrivals backlog floor idle}
+parts=${*:-latency arrivals backlog floor idle rules}
+# the daemon's smtp-connections: its default (3) unless set
+sessions=${BENCH_SMTP_CONNECTIONS:-3}
+[ -n "${BENCH_SMTP_CONNECTIONS:-}" ] && echo "smtp-connections = $sessions" >> campaignd.conf
 next=0
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -35,7 +47,10 @@ sent_count() {
 	python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
 		"SELECT count(*) FROM outbox WHERE status = '"'sent'"'").fetchone()[0])' "$db_dir/campaign.db"
 }
-echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+load() { cut -d' ' -f1 /proc/loadavg; }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for part in $parts; do
 case $part in
@@ -43,8 +58,9 @@ latency)
 	n=${BENCH_LATENCY_MAILS:-200}
 	start_daemon
 	sleep 1
-	echo "== latency: $n mails, one at a time, daemon in IDLE"
+	echo "== latency: $n mails, one at a time, daemon in IDLE (load $(load))"
 	mt latency --first $next --count "$n" --delay 0.3 || fail "latency"
+	echo "(load at the end $(load))"
 	next=$((next + n))
 	stop_daemon
 	;;
@@ -57,35 +73,51 @@ arrivals)
 	mt latency --first $next --count 4 --delay 0 > /dev/null || fail "warm-up"
 	next=$((next + 4))
 	echo "== arrivals: $n mails at random moments, ${BENCH_ARRIVAL_GAP:-0.5} s apart on average"
+	echo "(load $(load))"
 	mt arrivals --first $next --count "$n" --delay "${BENCH_ARRIVAL_GAP:-0.5}" || fail "arrivals"
+	echo "(load at the end $(load))"
 	next=$((next + n))
 	stop_daemon
 	;;
 floor)
-	n=${BENCH_FLOOR:-${BENCH_BACKLOG:-10000}}
-	echo "== submission floor: $n mails of a reply's size to Postfix, one SMTP session"
-	python3 - "$MAILSTACK_SMTP_PORT" "$n" <<'EOT'
-import smtplib, sys, time
-port, n = int(sys.argv[1]), int(sys.argv[2])
+	n=${BENCH_FLOOR:-$(echo ${BENCH_BACKLOG:-10000} | awk '{ print $1 }')}
+	for k in 1 $sessions; do
+	echo "== submission floor: $n mails of a reply's size to Postfix, $k SMTP session(s) at once (load $(load))"
+	python3 - "$MAILSTACK_SMTP_PORT" "$n" "$k" <<'EOT'
+import smtplib, sys, threading, time
+port, n, k = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 body = ("From: campaign@example.test\r\nTo: player1@example.test\r\nSubject: floor\r\n"
         "Message-ID: <floor%d@example.test>\r\n\r\n" + "x" * 70 + "\r\n") * 1
 line = "Your orders were read as follows. " * 2 + "\r\n"
+def push(first):
+    with smtplib.SMTP("127.0.0.1", port, timeout=60) as s:
+        for i in range(first, n, k):
+            s.sendmail("campaign@example.test", ["player1@example.test"],
+                       (body % i) + line * 40)
 t0 = time.monotonic()
-with smtplib.SMTP("127.0.0.1", port, timeout=60) as s:
-    for i in range(n):
-        s.sendmail("campaign@example.test", ["player1@example.test"],
-                   (body % i) + line * 40)
+threads = [threading.Thread(target=push, args=(j,)) for j in range(k)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
 ms = (time.monotonic() - t0) * 1000
-print("submission floor: %d mails accepted by Postfix in %.0f ms (%.0f mails/s)" % (n, ms, n * 1000 / ms))
+print("submission floor: %d mails accepted by Postfix in %.0f ms (%.0f mails/s) over %d session(s)"
+      % (n, ms, n * 1000 / ms, k))
 EOT
+	echo "(load at the end $(load))"
+	done
 	;;
 backlog)
-	n=${BENCH_BACKLOG:-10000}
-	echo "== backlog: $n mails waiting"
-	mt feed --first $next --count "$n" || fail "feeding"
-	if command -v mbsync >/dev/null; then
-		mkdir -p mbsync-maildir
-		cat > mbsyncrc <<EOT
+	runs=${BENCH_RUNS:-1}
+	for n in ${BENCH_BACKLOG:-10000}; do
+	all_daemon= all_mbsync=
+	for run in $(seq "$runs"); do
+		echo "== backlog: $n mails waiting, run $run of $runs (load $(load))"
+		rm -rf mbsync-maildir
+		mt feed --first $next --count "$n" || fail "feeding"
+		if command -v mbsync >/dev/null; then
+			mkdir -p mbsync-maildir
+			cat > mbsyncrc <<EOT
 IMAPAccount bench
 Host 127.0.0.1
 Port $MAILSTACK_IMAP_PORT
@@ -108,37 +140,46 @@ Sync Pull
 Create Near
 SyncState *
 EOT
+			t0=$(now_ms)
+			mbsync -q -c mbsyncrc bench || fail "mbsync"
+			mbsync_ms=$(( $(now_ms) - t0 ))
+			copied=$(ls mbsync-maildir/INBOX/new mbsync-maildir/INBOX/cur 2>/dev/null | grep -c .)
+			echo "mbsync: $copied mails copied to a Maildir in $mbsync_ms ms"
+		else
+			mbsync_ms=
+			echo "mbsync: not installed (package isync), no comparison"
+		fi
+		before=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+			"SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0])' "$db_dir/campaign.db")
+		# counted before the start: a fast daemon sends its first replies at once
+		sent_before=$(sent_count)
 		t0=$(now_ms)
-		mbsync -q -c mbsyncrc bench || fail "mbsync"
-		mbsync_ms=$(( $(now_ms) - t0 ))
-		copied=$(ls mbsync-maildir/INBOX/new mbsync-maildir/INBOX/cur 2>/dev/null | grep -c .)
-		echo "mbsync: $copied mails copied to a Maildir in $mbsync_ms ms"
-	else
-		mbsync_ms=
-		echo "mbsync: not installed (package isync), no comparison"
-	fi
-	before=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
-		"SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0])' "$db_dir/campaign.db")
-	# counted before the start: a fast daemon sends its first replies at once
-	sent_before=$(sent_count)
-	t0=$(now_ms)
-	start_daemon
-	while [ "$(sent_count)" -lt $((sent_before + n)) ]; do
-		kill -0 "$dpid" 2>/dev/null || { fail "campaignd died"; break; }
-		sleep 1
+		start_daemon
+		while [ "$(sent_count)" -lt $((sent_before + n)) ]; do
+			kill -0 "$dpid" 2>/dev/null || { fail "campaignd died"; break; }
+			sleep 1
+		done
+		# the outbox keeps send times in seconds
+		first_s=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+			"SELECT min(sent_at) FROM outbox WHERE id > ?", (int(sys.argv[2]),)).fetchone()[0])' \
+			"$db_dir/campaign.db" "$before")
+		daemon_ms=$(( $(now_ms) - t0 ))
+		next=$((next + n))
+		echo "campaignd: $n mails read, applied and acknowledged (replies accepted by SMTP) in $daemon_ms ms" \
+			"($(awk -v n="$n" -v ms="$daemon_ms" 'BEGIN { printf "%.1f", n * 1000 / ms }') mails/s);" \
+			"first reply sent $(( first_s - t0 / 1000 )) s after the start"
+		[ -n "$mbsync_ms" ] && [ "$mbsync_ms" -gt 0 ] &&
+			echo "ratio campaignd / mbsync: $(awk -v a="$daemon_ms" -v b="$mbsync_ms" 'BEGIN { printf "%.1f", a / b }')"
+		echo "(load at the end $(load))"
+		all_daemon="$all_daemon $daemon_ms"
+		all_mbsync="$all_mbsync ${mbsync_ms:-0}"
+		stop_daemon
 	done
-	# the outbox keeps send times in seconds
-	first_s=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
-		"SELECT min(sent_at) FROM outbox WHERE id > ?", (int(sys.argv[2]),)).fetchone()[0])' \
-		"$db_dir/campaign.db" "$before")
-	daemon_ms=$(( $(now_ms) - t0 ))
-	next=$((next + n))
-	echo "campaignd: $n mails read, applied and acknowledged (replies accepted by SMTP) in $daemon_ms ms" \
-		"($(awk -v n="$n" -v ms="$daemon_ms" 'BEGIN { printf "%.1f", n * 1000 / ms }') mails/s);" \
-		"first reply sent $(( first_s - t0 / 1000 )) s after the start"
-	[ -n "$mbsync_ms" ] && [ "$mbsync_ms" -gt 0 ] &&
-		echo "ratio campaignd / mbsync: $(awk -v a="$daemon_ms" -v b="$mbsync_ms" 'BEGIN { printf "%.1f", a / b }')"
-	stop_daemon
+	if [ "$runs" -gt 1 ]; then
+		dm=$(echo $all_daemon | median) mm=$(echo $all_mbsync | median)
+		echo "backlog $n, median of $runs runs: campaignd $dm ms ($all_daemon ), mbsync $mm ms ($all_mbsync ), ratio of the medians $(awk -v a="$dm" -v b="$mm" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')"
+	fi
+	done
 	;;
 idle)
 	secs=${BENCH_IDLE_SECONDS:-60}
@@ -147,14 +188,26 @@ idle)
 	c0=$(cpu_ticks "$dpid")
 	sleep "$secs"
 	c1=$(cpu_ticks "$dpid")
-	echo "== idle: CPU $(awk -v t=$((c1 - c0)) -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }') s" \
+	echo "== idle (load $(load)): CPU $(awk -v t=$((c1 - c0)) -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }') s" \
 		"over $secs s in IDLE; resident memory (VmRSS) $(rss_kb "$dpid") kB," \
 		"of which the daemon's own heap $(awk '/\[heap\]/ { h = 1; next } h && /^Rss:/ { print $2; exit }' \
 		"/proc/$dpid/smaps") kB"
 	stop_daemon
 	;;
+rules)
+	if command -v valgrind >/dev/null; then
+		scenario=$top_srcdir/tests/data/scenarios/two-years.scenario
+		valgrind --tool=callgrind --callgrind-out-file=rules.callgrind "$ctl" simulate "$scenario" \
+			> rules.out 2> rules.err || fail "campaignctl simulate under callgrind (see $work/rules.err)"
+		ir=$(awk '/^summary:/ { print $2 }' rules.callgrind)
+		echo "== rules: campaignctl simulate of the two-year scenario: $ir instructions" \
+			"($(awk -v i="$ir" 'BEGIN { printf "%.1f", i / 2e6 }') million a year; callgrind, load $(load))"
+	else
+		echo "== rules: valgrind is not installed, no instruction count"
+	fi
+	;;
 *)
-	echo "unknown part $part (latency, arrivals, backlog, floor, idle)" >&2
+	echo "unknown part $part (latency, arrivals, backlog, floor, idle, rules)" >&2
 	exit 2
 	;;
 esac

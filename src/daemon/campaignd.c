@@ -111,6 +111,8 @@ struct daemon {
 	struct engine *engine;
 	struct mail_source *source;
 	struct mail_sink *sink;
+	/* sink = smtp: the outbox sent through smtp-connections sessions */
+	struct engine_sender *sender;
 	char *campaign_name;
 	int64_t last_prune;
 	int64_t blocked_logged_try; /* the blocked sink's try last logged */
@@ -214,6 +216,7 @@ static struct mail_sink *make_sink(struct conf *cfg)
 
 static void daemon_close(struct daemon *d)
 {
+	engine_sender_free(d->sender, clock_now());
 	engine_free(d->engine);
 	mail_source_free(d->source);
 	mail_sink_free(d->sink);
@@ -341,6 +344,20 @@ static int daemon_open(struct daemon *d, const char *config_path)
 	d->engine = engine_new(d->store, d->templates, &ec);
 	d->source = make_source(d->cfg);
 	d->sink = make_sink(d->cfg);
+	if (d->cfg->sink == SINK_SMTP) {
+		size_t n = (size_t)d->cfg->smtp_connections;
+		struct mail_sink **sinks = xcalloc(n, sizeof *sinks);
+		for (size_t i = 0; i < n; i++)
+			sinks[i] = make_sink(d->cfg);
+		char *err = NULL;
+		d->sender = engine_sender_new(d->engine, sinks, n, &err);
+		free(sinks);
+		if (!d->sender) {
+			log_error("%s", err ? err : "cannot start sending");
+			free(err);
+			return EX_OSERR;
+		}
+	}
 	return EX_OK;
 }
 
@@ -369,12 +386,15 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Delivers what is due; -1 on a database error (logged). */
-static int flush_outbox(struct daemon *d, int64_t now)
+/* Delivers what is due; -1 on a database error (logged). With SMTP the
+ * sessions send in the background: this records what they did and hands
+ * them what is due, and waits for them only with drain. */
+static int flush_outbox(struct daemon *d, int64_t now, bool drain)
 {
 	size_t sent = 0, failed = 0;
 	char *err = NULL;
-	int rc = engine_flush_outbox(d->engine, d->sink, now, &sent, &failed, &err);
+	int rc = d->sender ? engine_sender_pump(d->sender, now, drain, &sent, &failed, &err)
+			   : engine_flush_outbox(d->engine, d->sink, now, &sent, &failed, &err);
 	if (rc != 0)
 		log_error("outbox: %s", err ? err : "failed");
 	free(err);
@@ -496,7 +516,7 @@ static int close_group(struct fetch_ctx *fc)
 		_exit(70);
 	int64_t now = clock_now();
 	if (n) {
-		flush_outbox(fc->d, now);
+		flush_outbox(fc->d, now, false);
 		fc->last_flush = now;
 	}
 	return 0;
@@ -578,7 +598,7 @@ static enum transport_status on_message(void *ctx, const struct transport_messag
 			return TRANSPORT_TEMPFAIL;
 	}
 	if (now - fc->last_flush >= BACKLOG_FLUSH_SECONDS && !engine_batch_open(fc->d->engine)) {
-		flush_outbox(fc->d, now);
+		flush_outbox(fc->d, now, false);
 		fc->last_flush = now;
 	}
 	return stop_requested ? TRANSPORT_TEMPFAIL : TRANSPORT_OK;
@@ -644,7 +664,7 @@ static enum transport_status daemon_cycle(struct daemon *d, size_t *processed)
 	free(err);
 	err = NULL;
 
-	if (flush_outbox(d, clock_now()) != 0)
+	if (flush_outbox(d, clock_now(), true) != 0)
 		worst = TRANSPORT_TEMPFAIL;
 
 	/* bounded growth: old sent mail and rate counters, once an hour */

@@ -64,6 +64,7 @@ static const struct key_def keys[] = {
 	{"token-lifetime", K_INT, S(token_lifetime), 60, 86400, 0},
 	{"smtp-insecure", K_BOOL, S(smtp_insecure), 0, 0, 0},
 	{"smtp-ca-file", K_PATH, S(smtp_ca_file), 0, 0, 0},
+	{"smtp-connections", K_INT, S(smtp_connections), 1, CONF_SMTP_CONNECTIONS_MAX, 0},
 	{"max-message-size", K_INT, S(max_message_bytes), 1024, INT_MAX, 0},
 	{"max-mime-depth", K_INT, S(max_mime_depth), 1, 200, 0},
 	{"max-mime-parts", K_INT, S(max_mime_parts), 10, 100000, 0},
@@ -79,7 +80,7 @@ const char *const conf_keys[] = {
 	"imap-password-command", "imap-auth", "imap-token-command", "imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
 	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
 	"smtp-password-file", "smtp-password-command", "smtp-auth", "smtp-token-command",
-	"token-lifetime", "smtp-insecure", "smtp-ca-file", "max-message-size", "max-mime-depth",
+	"token-lifetime", "smtp-insecure", "smtp-ca-file", "smtp-connections", "max-message-size", "max-mime-depth",
 	"max-mime-parts", "rate-limit", NULL,
 };
 
@@ -313,6 +314,11 @@ static void check_required(struct conf *cfg, const char *filename, struct diag_l
 			 "(use starttls or implicit)");
 	if (!cfg->imap_port)
 		cfg->imap_port = cfg->imap_tls == TLS_IMPLICIT ? 993 : 143;
+	if (cfg->smtp_connections && cfg->sink != SINK_SMTP)
+		diag_add(diags, DIAG_WARNING, filename, 0,
+			 "smtp-connections is used only with sink = smtp");
+	if (!cfg->smtp_connections)
+		cfg->smtp_connections = CONF_SMTP_CONNECTIONS_DEFAULT;
 	if (!cfg->smtp_port)
 		cfg->smtp_port = cfg->smtp_tls == TLS_IMPLICIT ? 465 : 587;
 	if (!cfg->imap_folder)

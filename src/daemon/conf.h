@@ -13,6 +13,10 @@ enum conf_sink { SINK_DIRECTORY, SINK_MAILDIR, SINK_SMTP };
 enum conf_tls { TLS_IMPLICIT, TLS_STARTTLS, TLS_NONE };
 enum conf_auth { AUTH_PASSWORD, AUTH_XOAUTH2, AUTH_OAUTHBEARER };
 
+/* smtp-connections: its default and its limit */
+#define CONF_SMTP_CONNECTIONS_DEFAULT 3
+#define CONF_SMTP_CONNECTIONS_MAX 16
+
 struct conf {
 	char *path;            /* the file it was read from */
 	char *database;
@@ -62,6 +66,7 @@ struct conf {
 	int token_lifetime;    /* seconds a token is used before a fresh one is asked for */
 	bool smtp_insecure;
 	char *smtp_ca_file;    /* PEM file of trusted CAs (a private CA), or NULL */
+	int smtp_connections;  /* SMTP sessions sending at once */
 	int smtp_tls_line;     /* where smtp-tls was set (0: the default) */
 
 	size_t max_message_bytes;

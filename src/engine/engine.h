@@ -145,6 +145,29 @@ void engine_batch_rollback(struct engine *e);
 int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, size_t *sent,
 			size_t *failed, char **errstr);
 
+/* The outbox sent through a few sinks at once (the daemon's SMTP sessions,
+ * each kept open from one mail to the next), while the caller reads and
+ * applies the next mails. engine_sender_new takes the n sinks (freed on
+ * failure). engine_sender_pump records what the sessions did since the last
+ * call (the results of a call in one transaction; failures, retries and a
+ * blocked server as engine_flush_outbox) and hands them the mail that is due
+ * (a window of a few dozen per session); with drain it waits until every
+ * due mail was tried. A player's mails leave in the order they were queued,
+ * one at a time. Each id the server took is appended at once to a journal
+ * beside the database (DATABASE-sent): after a kill, those are marked sent
+ * before anything is sent again, so a kill sends again at most the mails
+ * the server took in the moment before it (at most one per session).
+ * Call pump and free outside a transaction. engine_sender_free lets the
+ * mails being sent finish and records them. */
+struct engine_sender;
+struct engine_sender *engine_sender_new(struct engine *e, struct mail_sink **sinks, size_t n,
+					char **errstr);
+int engine_sender_pump(struct engine_sender *s, int64_t now, bool drain, size_t *sent,
+		       size_t *failed, char **errstr);
+/* Mails handed to the sessions whose outcome is not recorded yet. */
+size_t engine_sender_busy(const struct engine_sender *s);
+void engine_sender_free(struct engine_sender *s, int64_t now);
+
 /* Seconds until the next queued mail is due (0 if one is due now), or -1 if
  * the outbox is empty. */
 int64_t engine_outbox_next_due(struct engine *e, int64_t now);

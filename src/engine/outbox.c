@@ -11,12 +11,17 @@
 #include "mail/mail_compose.h"
 #include "base/timefmt.h"
 #include "base/util.h"
+#include "mail/sink_pool.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- the secrets of the mail being processed ---- */
 
@@ -390,6 +395,44 @@ int engine_flush_outbox(struct engine *e, struct mail_sink *sink, int64_t now, s
 	return rc;
 }
 
+/* Records what became of one attempt, in the caller's transaction:
+ * sent; the server blocked (recorded once per try of a blocked sink:
+ * *stop); failed for good (reported to the organiser); or to be retried. */
+static int record_outcome(struct engine *e, struct engine_sink_state *block,
+			  struct store_outbox_item *it, enum transport_status st, const char *err,
+			  int64_t now, size_t *sent, size_t *failed, bool *stop, char **errstr)
+{
+	int s;
+	if (st == TRANSPORT_OK) {
+		s = store_outbox_mark_sent(e->store, it->id, now, errstr);
+		if (s == STORE_OK && block->blocked) {
+			engine_sink_state_free(block);
+			s = sink_state_save(e, block, errstr) == 0 ? STORE_OK : STORE_ERROR;
+		}
+		(*sent)++;
+	} else if (st == TRANSPORT_BLOCKED) {
+		/* nothing wrong with this mail: it keeps its place and its
+		 * attempts; the whole queue waits for the server */
+		s = STORE_OK;
+		if (!(block->blocked && now < block->retry_at))
+			s = sink_blocked(e, block, err, now, errstr) == 0 ? STORE_OK : STORE_ERROR;
+		(*failed)++;
+		*stop = true;
+	} else if (st == TRANSPORT_PERMFAIL) {
+		s = store_outbox_mark_failed(e->store, it->id, err ? err : "refused", errstr);
+		free(it->last_error);
+		it->last_error = xstrdup(err ? err : "refused");
+		if (s == STORE_OK)
+			s = report_failure(e, it, now, errstr) == 0 ? STORE_OK : STORE_ERROR;
+		(*failed)++;
+	} else {
+		s = store_outbox_reschedule(e->store, it->id, now + retry_delay(it->attempts + 1),
+					    err ? err : "temporary failure", errstr);
+		(*failed)++;
+	}
+	return s;
+}
+
 /* Sends items in order; *stop when the server is blocked. Returns 0, or -1
  * on a database error. */
 static int send_batch(struct engine *e, struct mail_sink *sink, struct engine_sink_state *bl,
@@ -413,34 +456,8 @@ static int send_batch(struct engine *e, struct mail_sink *sink, struct engine_si
 			rc = -1;
 			break;
 		}
-		int s;
 		bool stop = false;
-		if (st == TRANSPORT_OK) {
-			s = store_outbox_mark_sent(e->store, it->id, now, errstr);
-			if (s == STORE_OK && block.blocked) {
-				engine_sink_state_free(&block);
-				s = sink_state_save(e, &block, errstr) == 0 ? STORE_OK : STORE_ERROR;
-			}
-			(*sent)++;
-		} else if (st == TRANSPORT_BLOCKED) {
-			/* nothing wrong with this mail: it keeps its place and its
-			 * attempts; the whole queue waits for the server */
-			s = sink_blocked(e, &block, err, now, errstr) == 0 ? STORE_OK : STORE_ERROR;
-			(*failed)++;
-			stop = true;
-		} else if (st == TRANSPORT_PERMFAIL) {
-			s = store_outbox_mark_failed(e->store, it->id, err ? err : "refused", errstr);
-			free(it->last_error);
-			it->last_error = xstrdup(err ? err : "refused");
-			if (s == STORE_OK)
-				s = report_failure(e, it, now, errstr) == 0 ? STORE_OK : STORE_ERROR;
-			(*failed)++;
-		} else {
-			s = store_outbox_reschedule(e->store, it->id,
-						    now + retry_delay(it->attempts + 1),
-						    err ? err : "temporary failure", errstr);
-			(*failed)++;
-		}
+		int s = record_outcome(e, &block, it, st, err, now, sent, failed, &stop, errstr);
 		free(err);
 		if (s != STORE_OK) {
 			store_rollback(e->store);
@@ -473,4 +490,274 @@ int64_t engine_outbox_next_due(struct engine *e, int64_t now)
 		engine_sink_state_free(&block);
 	}
 	return next;
+}
+
+/* ---- the outbox sent through a few sessions in parallel ---- */
+
+/* Mails handed to the sessions at a time, per session: enough to keep them
+ * busy while the caller reads the next group of mails. */
+#define SENDER_WINDOW_PER_SESSION 32
+
+struct engine_sender {
+	struct engine *e;
+	struct mail_sink_pool *pool;
+	/* the mails handed to the pool, by id, until their result is recorded */
+	struct store_outbox_item *flight;
+	size_t n_flight, cap_flight;
+	/* The ids the server took, appended by the sending threads at once:
+	 * a killed daemon left them queued in the database, and they are
+	 * marked sent before anything is sent again. */
+	int journal;
+	char *journal_path;
+};
+
+static void journal_note(void *ctx, int64_t id)
+{
+	struct engine_sender *s = ctx;
+	if (s->journal < 0)
+		return;
+	/* one write of 8 bytes to a file opened for appending: whole, and
+	 * kept by the kernel when the process is killed */
+	ssize_t ignored = write(s->journal, &id, sizeof id);
+	(void)ignored;
+}
+
+struct engine_sender *engine_sender_new(struct engine *e, struct mail_sink **sinks, size_t n,
+					char **errstr)
+{
+	struct engine_sender *s = xcalloc(1, sizeof *s);
+	s->e = e;
+	s->journal_path = xasprintf("%s-sent", store_path(e->store));
+	s->journal = open(s->journal_path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (s->journal < 0) {
+		if (errstr)
+			*errstr = xasprintf("%s: %s", s->journal_path, strerror(errno));
+		for (size_t i = 0; i < n; i++)
+			mail_sink_free(sinks[i]);
+		free(s->journal_path);
+		free(s);
+		return NULL;
+	}
+	s->pool = mail_sink_pool_new(sinks, n, journal_note, s);
+	if (!s->pool) {
+		if (errstr)
+			*errstr = xstrdup("cannot start the threads that send mail");
+		close(s->journal);
+		free(s->journal_path);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* With nothing in flight: the ids in the journal are marked sent (those a
+ * killed daemon had not marked yet; the others were), then it is emptied. */
+static int journal_apply(struct engine_sender *s, int64_t now, size_t *sent, char **errstr)
+{
+	struct stat sb;
+	if (fstat(s->journal, &sb) != 0 || sb.st_size < (off_t)sizeof(int64_t))
+		return 0;
+	size_t n = (size_t)sb.st_size / sizeof(int64_t);
+	int64_t *ids = xmalloc(n * sizeof *ids);
+	ssize_t got = pread(s->journal, ids, n * sizeof *ids, 0);
+	n = got > 0 ? (size_t)got / sizeof *ids : 0;
+	int rc = 0;
+	if (n && store_begin(s->e->store, errstr) != STORE_OK)
+		rc = -1;
+	size_t marked = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char *err = NULL;
+		int st = store_outbox_mark_sent(s->e->store, ids[i], now, &err);
+		if (st == STORE_OK)
+			marked++;
+		else if (st != STORE_NOTFOUND) { /* NOTFOUND: marked before */
+			if (errstr)
+				*errstr = err;
+			err = NULL;
+			rc = -1;
+		}
+		free(err);
+	}
+	if (n && rc == 0)
+		rc = store_commit(s->e->store, errstr) == STORE_OK ? 0 : -1;
+	else if (n)
+		store_rollback(s->e->store);
+	free(ids);
+	if (rc == 0) {
+		if (ftruncate(s->journal, 0) != 0)
+			log_warn("%s: %s", s->journal_path, strerror(errno));
+		if (marked)
+			log_info("outbox: %zu mail%s sent before a stop marked sent", marked,
+				 marked == 1 ? "" : "s");
+		*sent += marked;
+	}
+	return rc;
+}
+
+static struct store_outbox_item *flight_take(struct engine_sender *s, int64_t id,
+					     struct store_outbox_item *out)
+{
+	for (size_t i = 0; i < s->n_flight; i++)
+		if (s->flight[i].id == id) {
+			*out = s->flight[i];
+			s->flight[i] = s->flight[--s->n_flight];
+			return out;
+		}
+	return NULL;
+}
+
+static void item_fields_free(struct store_outbox_item *it)
+{
+	free(it->message_id);
+	free(it->recipients);
+	free(it->raw);
+	free(it->last_error);
+}
+
+static bool flight_has(const struct engine_sender *s, int64_t id)
+{
+	for (size_t i = 0; i < s->n_flight; i++)
+		if (s->flight[i].id == id)
+			return true;
+	return false;
+}
+
+/* Records the results the sessions have (waiting up to wait_ms for one),
+ * all in one transaction. */
+static int collect(struct engine_sender *s, struct engine_sink_state *block, unsigned wait_ms,
+		   int64_t now, size_t *sent, size_t *failed, char **errstr)
+{
+	struct mail_sink_result *res = NULL;
+	size_t n = 0;
+	mail_sink_pool_collect(s->pool, wait_ms, &res, &n);
+	if (!n) {
+		mail_sink_pool_results_free(res, n);
+		return 0;
+	}
+	int rc = 0;
+	bool open = false;
+	bool stop = false;
+	for (size_t i = 0; i < n; i++) {
+		struct store_outbox_item it;
+		if (!flight_take(s, res[i].tag, &it))
+			continue;
+		if (res[i].tried && rc == 0) {
+			if (!open && store_begin(s->e->store, errstr) != STORE_OK)
+				rc = -1;
+			open = rc == 0;
+			if (rc == 0 && record_outcome(s->e, block, &it, res[i].status, res[i].error,
+						      now, sent, failed, &stop, errstr) != STORE_OK)
+				rc = -1;
+		}
+		item_fields_free(&it);
+	}
+	if (open && rc == 0)
+		rc = store_commit(s->e->store, errstr) == STORE_OK ? 0 : -1;
+	else if (open)
+		store_rollback(s->e->store);
+	if (stop)
+		mail_sink_pool_drop_queued(s->pool);
+	mail_sink_pool_results_free(res, n);
+	return rc;
+}
+
+/* Hands due mail to the sessions, up to the window; *handed counts it. */
+static int hand_over(struct engine_sender *s, int64_t now, size_t *handed, char **errstr)
+{
+	struct engine *e = s->e;
+	size_t window = SENDER_WINDOW_PER_SESSION * mail_sink_pool_sessions(s->pool);
+	if (s->n_flight >= window)
+		return 0;
+	struct store_outbox_item *items = NULL;
+	size_t count = 0;
+	if (store_outbox_due(e->store, now, window + s->n_flight, &items, &count, errstr) !=
+	    STORE_OK)
+		return -1;
+	for (size_t i = 0; i < count && s->n_flight < window; i++) {
+		struct store_outbox_item *it = &items[i];
+		if (flight_has(s, it->id))
+			continue;
+		char *list = xstrdup(it->recipients);
+		const char *rcpts[32];
+		size_t n;
+		split_recipients(list, rcpts, 32, &n);
+		mail_sink_pool_submit(s->pool, it->id, it->recipients, e->campaign_address, rcpts, n,
+				      it->raw, it->raw_len);
+		free(list);
+		if (s->n_flight == s->cap_flight) {
+			s->cap_flight = s->cap_flight ? s->cap_flight * 2 : 64;
+			s->flight = xrealloc(s->flight, s->cap_flight * sizeof *s->flight);
+		}
+		/* kept without its bytes, for the outcome */
+		if (it->raw)
+			sodium_memzero(it->raw, it->raw_len);
+		free(it->raw);
+		it->raw = NULL;
+		it->raw_len = 0;
+		s->flight[s->n_flight++] = *it;
+		memset(it, 0, sizeof *it);
+		(*handed)++;
+	}
+	store_outbox_items_free(items, count);
+	return 0;
+}
+
+int engine_sender_pump(struct engine_sender *s, int64_t now, bool drain, size_t *sent,
+		       size_t *failed, char **errstr)
+{
+	struct engine *e = s->e;
+	*sent = *failed = 0;
+	struct engine_sink_state block;
+	if (engine_sink_state(e, &block, errstr) != 0)
+		return -1;
+	bool unsynced = !store_in_transaction(e->store) &&
+			store_set_synced(e->store, false, NULL) == STORE_OK;
+	int rc = 0;
+	if (!s->n_flight)
+		rc = journal_apply(s, now, sent, errstr);
+	for (int round = 0; rc == 0 && round < OUTBOX_ROUNDS; round++) {
+		rc = collect(s, &block, drain && s->n_flight ? 1000 : 0, now, sent, failed, errstr);
+		size_t handed = 0;
+		if (rc == 0 && !(block.blocked && now < block.retry_at))
+			rc = hand_over(s, now, &handed, errstr);
+		if (!drain || (!s->n_flight && !handed))
+			break;
+	}
+	if (rc == 0 && drain && !s->n_flight)
+		rc = journal_apply(s, now, sent, errstr);
+	if (unsynced)
+		store_set_synced(e->store, true, NULL);
+	engine_sink_state_free(&block);
+	return rc;
+}
+
+size_t engine_sender_busy(const struct engine_sender *s)
+{
+	return s ? s->n_flight : 0;
+}
+
+void engine_sender_free(struct engine_sender *s, int64_t now)
+{
+	if (!s)
+		return;
+	/* what was handed over is sent and recorded; the rest waits */
+	mail_sink_pool_drop_queued(s->pool);
+	struct engine_sink_state block;
+	if (engine_sink_state(s->e, &block, NULL) == 0) {
+		size_t sent = 0, failed = 0;
+		char *err = NULL;
+		while (s->n_flight && collect(s, &block, 1000, now, &sent, &failed, &err) == 0)
+			;
+		if (err)
+			log_error("outbox: %s", err);
+		free(err);
+		engine_sink_state_free(&block);
+	}
+	mail_sink_pool_free(s->pool);
+	for (size_t i = 0; i < s->n_flight; i++)
+		item_fields_free(&s->flight[i]);
+	free(s->flight);
+	close(s->journal);
+	free(s->journal_path);
+	free(s);
 }

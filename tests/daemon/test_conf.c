@@ -190,6 +190,47 @@ static void test_addresses_checked(void **state)
 	diag_free(&dl);
 }
 
+/* smtp-connections: 3 by default, 1 to 16, said to be useless without SMTP. */
+static void test_smtp_connections(void **state)
+{
+	(void)state;
+	struct diag_list dl = {0};
+	const char *base = "database = c.db\ncampaign-address = campaign@example.org\n"
+			   "maildir = m\nsink = smtp\nsmtp-host = mail.example.org\n";
+	struct conf *c = parse(base, &dl);
+	assert_non_null(c);
+	assert_int_equal(dl.count, 0);
+	assert_int_equal(c->smtp_connections, 3);
+	conf_free(c);
+	char *text = xasprintf("%ssmtp-connections = 5\n", base);
+	c = parse(text, &dl);
+	free(text);
+	assert_non_null(c);
+	assert_int_equal(dl.count, 0);
+	assert_int_equal(c->smtp_connections, 5);
+	conf_free(c);
+	text = xasprintf("%ssmtp-connections = 0\n", base);
+	c = parse(text, &dl);
+	free(text);
+	assert_null(c);
+	assert_int_equal(diag_find(&dl, "smtp-connections")->line, 6);
+	diag_free(&dl);
+	text = xasprintf("%ssmtp-connections = 17\n", base);
+	c = parse(text, &dl);
+	free(text);
+	assert_null(c);
+	assert_int_equal(diag_find(&dl, "smtp-connections")->line, 6);
+	diag_free(&dl);
+	c = parse("database = c.db\ncampaign-address = campaign@example.org\n"
+		  "maildir = m\noutbox = o\nsmtp-connections = 2\n", &dl);
+	assert_non_null(c);
+	const struct diag *d = diag_find(&dl, "used only with sink = smtp");
+	assert_non_null(d);
+	assert_int_equal(d->level, DIAG_WARNING);
+	conf_free(c);
+	diag_free(&dl);
+}
+
 /* A private CA without smtp-insecure; a login in clear is warned about. */
 static void test_smtp_ca_file_and_clear_login(void **state)
 {
@@ -458,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_every_error_at_once),
 		cmocka_unit_test(test_addresses_checked),
 		cmocka_unit_test(test_smtp_ca_file_and_clear_login),
+		cmocka_unit_test(test_smtp_connections),
 		cmocka_unit_test(test_imap_needs_credentials),
 		cmocka_unit_test(test_load_refuses_readable_password),
 		cmocka_unit_test(test_password_command),
