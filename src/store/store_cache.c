@@ -15,6 +15,7 @@ static bool campaign_table(const char *table)
 	static const char *const tables[] = {
 		"campaign", "settings",	   "reminders",	  "players",	       "provinces", "routes",
 		"element_types", "troops", "contingents", "contingent_troops", "sieges",
+		"alliances",
 	};
 	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
 		if (strcmp(table, tables[i]) == 0)
@@ -84,8 +85,13 @@ bool store_campaign_unchanged(struct store *s, const struct campaign *c, int64_t
 	const struct campaign *k = s->campaign;
 	if (!k || s->campaign_version != version || k->year != c->year || k->phase != c->phase ||
 	    k->province_count != c->province_count || k->player_count != c->player_count ||
-	    k->contingent_count != c->contingent_count || k->siege_count != c->siege_count)
+	    k->contingent_count != c->contingent_count || k->siege_count != c->siege_count ||
+	    k->alliance_count != c->alliance_count)
 		return false;
+	for (size_t i = 0; i < c->alliance_count; i++)
+		if (k->alliances[i].a != c->alliances[i].a || k->alliances[i].b != c->alliances[i].b ||
+		    k->alliances[i].since_year != c->alliances[i].since_year)
+			return false;
 	for (size_t i = 0; i < c->province_count; i++)
 		if (k->provinces[i].owner != c->provinces[i].owner ||
 		    strcmp(k->provinces[i].name, c->provinces[i].name) != 0)
