@@ -539,7 +539,15 @@ static void permissions_needed(struct year_run *r, int mover, const struct order
 		if (near[i] != dest && route >= 0 && c->routes[route].sea &&
 		    !c->settings.supply_across_sea)
 			continue;
-		own |= c->provinces[near[i]].owner == mover;
+		int q = c->provinces[near[i]].owner;
+		own |= q == mover;
+		/* an ally's city supplies unless he said DENY SUPPLY (rules_allied) */
+		if (q >= 0 && q != mover && rules_allied(c, q, mover)) {
+			struct order_set set;
+			year_load_orders(r, q, &set);
+			own |= year_permission_of(&set, mover, true) != 0;
+			orders_set_free(&set);
+		}
 	}
 	if (own)
 		return;
