@@ -120,6 +120,9 @@ static const struct kind_players player_fields[] = {
 	{"defence", {"player", "invader", NULL}},
 	{"siege_round", {"player", "defender", NULL}},
 	{"sally", {"player", "besieger", NULL}},
+	{"relief", {"player", "owner", "besieger", NULL}},
+	{"alliance", {"player", "ally", NULL}},
+	{"alliance_ended", {"player", "ally", "by", NULL}},
 	{"battle", {"winner", "loser", NULL}},
 	{"tributary", {"tributary", "overlord", NULL}},
 	{"tributary_renounced", {"tributary", "overlord", NULL}},
@@ -155,6 +158,7 @@ static const struct narrated_kind narrated[] = {
 	{"dismiss", 3}, {"reserve_changed", 3}, {"profound_peace", 3}, {"tributary", 3},
 	{"tributary_renounced", 3}, {"tributary_order", 3}, {"tributary_freed", 3},
 	{"player_out", 3}, {"player_replaced", 3}, {"player_left", 3}, {"end_roll", 3},
+	{"relief", 3}, {"alliance", 3}, {"alliance_ended", 3},
 	{"end_vote", 3}, {"end_vote_needed", 3}, {"campaign_end", 3}, {"loss", 3},
 	{NULL, 0},
 };
@@ -348,7 +352,8 @@ static json_t *current_list(struct year_builder *b, const char *kind)
 static bool starts_turn(const char *kind, const char *move_kind)
 {
 	if (strcmp(kind, "turn") == 0 || strcmp(kind, "invasion") == 0 ||
-	    strcmp(kind, "sally") == 0 || strcmp(kind, "siege_round") == 0)
+	    strcmp(kind, "relief") == 0 || strcmp(kind, "sally") == 0 ||
+	    strcmp(kind, "siege_round") == 0)
 		return true;
 	return strcmp(kind, "move") == 0 && move_kind &&
 	       (strcmp(move_kind, "move") == 0 || strcmp(move_kind, "invade") == 0);
@@ -371,7 +376,7 @@ static const char *move_kind_of(const json_t *ev, const json_t *context)
 									  : "contingent";
 	if (!before)
 		return "move";
-	if (strcmp(before, "invasion") == 0)
+	if (strcmp(before, "invasion") == 0 || strcmp(before, "relief") == 0)
 		return "invade";
 	if (strcmp(before, "defence") == 0)
 		return "defend";
@@ -382,7 +387,7 @@ static const char *move_kind_of(const json_t *ev, const json_t *context)
 
 static void note_context(json_t *context, const json_t *ev, const char *kind)
 {
-	static const char *const noted[] = {"invasion", "defence", "retreat",
+	static const char *const noted[] = {"invasion", "relief", "defence", "retreat",
 					     "contingent_recalled", "contingent_sent", NULL};
 	const char *key = json_string_value(json_object_get(ev, "player"));
 	if (!key)

@@ -52,6 +52,8 @@ enum order_kind {
 	ORDER_ARMY, ORDER_START_IN,
 	/* changing your army: reserve troops for others of the list (3.1) */
 	ORDER_EXCHANGE,
+	/* alliances declared by mail (rules 1.4 Move, 2.3; rules_allied) */
+	ORDER_ALLY_WITH, ORDER_END_ALLIANCE,
 	/* tributaries, campaign end, leaving (rules 3.2) */
 	ORDER_TRIBUTARY_OF, ORDER_ACCEPT_TRIBUTARY, ORDER_RENOUNCE, ORDER_VOTE, ORDER_LEAVE,
 	/* battle result reports (rules 2.2.1; dbm-rules reading 13) */

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "dbm/orders_p.h"
+#include "dbm/rules.h"
 #include "base/util.h"
 
 #include <stdarg.h>
@@ -145,6 +146,8 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 	case ORDER_TRIBUTARY_OF:
 	case ORDER_ACCEPT_TRIBUTARY:
 	case ORDER_RENOUNCE:
+	case ORDER_ALLY_WITH:
+	case ORDER_END_ALLIANCE:
 		strbuf_printf(&sb, " %s", orders_player_key(c, o->target));
 		break;
 	case ORDER_LOSSES_FIRST:
@@ -475,6 +478,24 @@ void orders_cost_notes(const struct order *o, const struct campaign *c, int play
 	cost_notes(o, c, player, &spent, notes);
 }
 
+/* INVADE of an ally's province: a relief of its besieged city (2.3), or
+ * an attack that ends a declared alliance at once. */
+static void ally_invade_notes(const struct order *o, const struct campaign *c, int player,
+			      json_t *notes)
+{
+	int owner = o->province >= 0 ? c->provinces[o->province].owner : NO_INDEX;
+	int besieger = rules_relief_besieger(c, player, o->province);
+	if (besieger != NO_INDEX)
+		note(notes, "relief of %s's city: you fight the besieging army of %s; %s's army "
+		     "inside gives a contingent to your side (its CONTINGENT FOR %s, else up to "
+		     "80 AP with a general); your alliance stands",
+		     orders_player_nation(c, owner), orders_player_nation(c, besieger),
+		     orders_player_nation(c, owner), orders_player_key(c, player));
+	else if (owner >= 0 && rules_alliance_index(c, player, owner) >= 0)
+		note(notes, "%s is your ally: this invasion ends your alliance at once (everyone "
+		     "is told)", orders_player_nation(c, owner));
+}
+
 static void cost_notes(const struct order *o, const struct campaign *c, int player, int *spent,
 		       json_t *notes)
 {
@@ -486,6 +507,8 @@ static void cost_notes(const struct order *o, const struct campaign *c, int play
 	case ORDER_INVADE:
 	case ORDER_MOVE:
 		move_notes(o, c, player, notes);
+		if (o->kind == ORDER_INVADE)
+			ally_invade_notes(o, c, player, notes);
 		break;
 	case ORDER_SEND_CONTINGENT:
 	case ORDER_CONTINGENT_FOR: {

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "dbm/orders_p.h"
+#include "dbm/rules.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -12,14 +13,7 @@
 
 bool orders_province_friendly(const struct campaign *c, int player, int prov)
 {
-	if (player < 0 || prov < 0 || (size_t)prov >= c->province_count)
-		return false;
-	int owner = c->provinces[prov].owner;
-	if (owner == NO_INDEX)
-		return false;
-	if (owner == player)
-		return true;
-	return c->players[player].overlord == owner || c->players[owner].overlord == player;
+	return rules_friendly_to(c, player, prov);
 }
 
 /* Shortest route by breadth-first search in route order, so the choice is

@@ -174,6 +174,8 @@ static bool same_slot(const struct order *a, const struct order *b)
 	case ORDER_CONTINGENT_FOR:
 	case ORDER_ACCEPT_TRIBUTARY:
 	case ORDER_RENOUNCE:
+	case ORDER_ALLY_WITH:
+	case ORDER_END_ALLIANCE:
 		return a->target == b->target;
 	default:
 		return true;

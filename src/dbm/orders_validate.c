@@ -54,6 +54,38 @@ static bool is_overlord_or_tributary(const struct campaign *c, int player, int o
 	return c->players[player].overlord == other || c->players[other].overlord == player;
 }
 
+/* MOVE (rules_move_check): another player's field army in the friendly
+ * province bars it (2.3: allied field armies meet only for a relief, an
+ * invasion). */
+static void reject_army_there(struct order *o, const struct campaign *c, int player)
+{
+	for (size_t p = 0; p < c->player_count; p++)
+		if ((int)p != player && c->players[p].status == PLAYER_ACTIVE &&
+		    c->players[p].location == o->province) {
+			reject(o, "the field army of %s stands in %s", orders_player_nation(c, (int)p),
+			       orders_province_name(c, o->province));
+			return;
+		}
+}
+
+/* ALLY WITH and END ALLIANCE WITH (rules_alliance_make, _end). */
+static void validate_alliance(struct order *o, const struct campaign *c, int player)
+{
+	bool declared = rules_alliance_index(c, player, o->target) >= 0;
+	if (o->target == player)
+		reject(o, "you cannot ally with yourself");
+	else if (c->players[o->target].status != PLAYER_ACTIVE)
+		reject(o, "%s is no longer in the campaign", orders_player_nation(c, o->target));
+	else if (o->kind == ORDER_END_ALLIANCE && !declared)
+		reject(o, "%s is not your ally by declaration (an overlord or tributary is "
+		       "left with RENOUNCE)", orders_player_nation(c, o->target));
+	else if (o->kind == ORDER_ALLY_WITH && declared)
+		reject(o, "%s is your ally already", orders_player_nation(c, o->target));
+	else if (o->kind == ORDER_ALLY_WITH && is_overlord_or_tributary(c, player, o->target))
+		reject(o, "%s is your %s: allies already", orders_player_nation(c, o->target),
+		       c->players[player].overlord == o->target ? "overlord" : "tributary");
+}
+
 static void validate_route(struct order *o, const struct campaign *c, int player, int max_stages,
 			   const char *who)
 {
@@ -362,7 +394,8 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 			reject(o, "%s is your own province: use MOVE", d->name);
 		else if (d->owner == NO_INDEX && d->inviolate)
 			reject(o, "%s is an inviolate neutral: it cannot be attacked", d->name);
-		else if (d->owner >= 0 && is_overlord_or_tributary(c, player, d->owner))
+		else if (d->owner >= 0 && is_overlord_or_tributary(c, player, d->owner) &&
+			 rules_relief_besieger(c, player, o->province) == NO_INDEX)
 			reject(o, "%s belongs to %s: you cannot attack your %s", d->name,
 			       orders_player_nation(c, d->owner),
 			       pl->overlord == d->owner ? "overlord" : "tributary");
@@ -374,8 +407,11 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 			reject(o, "your field army is already in %s (write NO MOVE to stay)",
 			       orders_province_name(c, loc));
 		else if (!orders_province_friendly(c, player, o->province))
-			reject(o, "%s is not friendly (yours, your overlord's or a tributary's): "
-			       "use INVADE", orders_province_name(c, o->province));
+			reject(o, "%s is not friendly (yours or an ally's: a declared ally, your "
+			       "overlord or a tributary): use INVADE",
+			       orders_province_name(c, o->province));
+		else
+			reject_army_there(o, c, player);
 		validate_route(o, c, player, ORDERS_MAX_STAGES, "");
 		break;
 	case ORDER_SEND_CONTINGENT:
@@ -432,6 +468,10 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 	case ORDER_DENY_SUPPLY:
 		if (o->target == player)
 			reject(o, "you always have your own permission");
+		break;
+	case ORDER_ALLY_WITH:
+	case ORDER_END_ALLIANCE:
+		validate_alliance(o, c, player);
 		break;
 	case ORDER_TRIBUTARY_OF:
 		if (o->target == player)

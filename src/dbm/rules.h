@@ -63,6 +63,7 @@ struct rules_reason {
 #define RULE_PROVINCE_PRESTIGE "3.2 Prestige for provinces"
 #define RULE_CAMPAIGN_END "3.2 Campaign end"
 #define RULE_TRIBUTARIES "3.2 Tributaries"
+#define RULE_ALLIES "2.3 Allied contingents"
 #define RULE_LEAVING "3.2 Leaving game"
 
 /* Fixed numbers of the rulebook, in half AP. */
@@ -260,6 +261,29 @@ enum rules_status rules_invade_check(const struct campaign *c, const struct inva
 enum rules_status rules_invade(struct campaign *c, const struct invasion_order *o,
 			       struct dice *d, struct event_log *log, struct move_outcome *out,
 			       bool *arrived, struct rules_reason *why);
+
+/* ---- Relief (2.3; rules_relief.c) -------------------------------------
+ * An INVADE of an ally's city besieged by a field army standing there is a
+ * relief: no attack on the ally (rules_may_attack is not asked, the
+ * alliance stands), a battle with the besieger, the besieged army giving
+ * only a contingent to the relieving side. */
+
+/* The besieger that `player` would fight by invading `province` as a
+ * relief (an ally's city, its besieger's field army there, not an ally of
+ * `player`), or NO_INDEX when it is no relief. */
+int rules_relief_besieger(const struct campaign *c, int player, int province);
+/* The besieged player's contingent joins the relieving army in the city
+ * (both are there): `pick` (counts by army-list line: his CONTINGENT FOR the
+ * relieving player) if it keeps the rules of 2.3 Composition, else the
+ * default (the cheapest general that is not the last, then elements in
+ * list order within 80 AP). It has arrived (no roll) and takes no movement
+ * option. Refused when no general can be spared. */
+enum rules_status rules_relief_contingent(struct campaign *c, int besieged, int relieving,
+					  const int *pick, struct event_log *log, int *index,
+					  struct rules_reason *why);
+/* After the battle: the besieged player's contingents with the relieving
+ * army go back into the city, whoever won. */
+void rules_relief_rejoin(struct campaign *c, int besieged, int relieving, struct event_log *log);
 
 enum defence_choice { DEFEND_BATTLE, DEFEND_SIEGE };
 struct defence_order {
@@ -506,6 +530,30 @@ bool rules_year_end(struct campaign *c, struct dice *d, struct event_log *log);
 int rules_player_score(const struct campaign *c, int player);
 /* Players with the highest score into `winners`; returns how many. */
 size_t rules_campaign_winners(const struct campaign *c, int *winners);
+
+/* ---- Allies (1.4 Move, 2.1, 2.3; rules_ally.c, rules_year.c) ----------
+ * One definition for the order check (MOVE, retreats, the provinces a route
+ * needs permission for) and the rules (MOVE, passage, supply defaults,
+ * allies called to a battle). */
+
+/* True if `a` and `b` are allies: both active, and either a declared
+ * mutual alliance (ALLY WITH from both) or direct overlord and tributary. */
+bool rules_allied(const struct campaign *c, int a, int b);
+/* The index in c->alliances of the declared alliance of a and b, or -1. */
+int rules_alliance_index(const struct campaign *c, int a, int b);
+/* A friendly province for `player`: controlled by him or by an ally. */
+bool rules_friendly_to(const struct campaign *c, int player, int province);
+/* Both sides have declared ALLY WITH the other: the alliance is made
+ * ("alliance" event). Refused: not two different active players, already
+ * declared allies, or overlord and tributary (allies already). */
+enum rules_status rules_alliance_make(struct campaign *c, int a, int b, struct event_log *log,
+				      struct rules_reason *why);
+/* Events name the two players "player" and "ally" (the lower index first). */
+/* Ends the declared alliance of a and b ("alliance_ended" with who ended it
+ * and `how`: "declared" for END ALLIANCE WITH, "invaded" when `by` attacked
+ * the other). Refused if there is none. */
+enum rules_status rules_alliance_end(struct campaign *c, int a, int b, int by, const char *how,
+				     struct event_log *log, struct rules_reason *why);
 
 /* True if `a` is the direct overlord or tributary of `b` (no attacks). */
 bool rules_tributary_related(const struct campaign *c, int a, int b);

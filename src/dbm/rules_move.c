@@ -68,9 +68,10 @@ enum passage rules_passage(const struct campaign *c, int player, int province,
 		return PASSAGE_BARRED;
 	const struct province *pr = &c->provinces[province];
 	int army = rules_field_army_at(c, province, player);
-	if (army != NO_INDEX && !permits(c, passage, army))
+	if (army != NO_INDEX && !permits(c, passage, army) && !rules_allied(c, player, army))
 		return PASSAGE_BARRED;
-	if (pr->owner == player)
+	/* a friendly province (own or an ally's) is not hostile: no permission */
+	if (rules_friendly_to(c, player, province))
 		return PASSAGE_FREE;
 	if (pr->owner != NO_INDEX && permits(c, passage, pr->owner))
 		return PASSAGE_FREE;
@@ -163,13 +164,14 @@ enum rules_status rules_move_check(const struct campaign *c, const struct move_o
 	}
 	int dest = o->path[o->stages - 1];
 	if (o->kind == MOVE_FRIENDLY) {
-		int owner = c->provinces[dest].owner;
-		if (owner != o->player && !permits(c, o->passage, owner))
+		if (!rules_friendly_to(c, o->player, dest))
 			return rules_refuse(why,
-					    "%s is not a friendly province: a move goes to a province of yours or of a player who permits it",
+					    "%s is not a friendly province: a move goes to a province of yours or of an ally (declared, overlord or tributary)",
 					    rules_province_name(c, dest));
+		/* 2.3: two allied field armies are never at one place but for a
+		 * relief (an invasion), and any other army there is an enemy */
 		int army = rules_field_army_at(c, dest, o->player);
-		if (army != NO_INDEX && !permits(c, o->passage, army))
+		if (army != NO_INDEX)
 			return rules_refuse(why, "the field army of %s stands in %s",
 					    rules_player_nation(c, army), rules_province_name(c, dest));
 	}

@@ -41,7 +41,8 @@ static struct move_order invasion_move(const struct invasion_order *o)
 enum rules_status rules_invade_check(const struct campaign *c, const struct invasion_order *o,
 				     struct rules_reason *why)
 {
-	if (rules_may_attack(c, o->player, o->target, why) != RULES_OK)
+	if (rules_relief_besieger(c, o->player, o->target) == NO_INDEX &&
+	    rules_may_attack(c, o->player, o->target, why) != RULES_OK)
 		return RULES_REFUSED;
 	const struct player *p = &c->players[o->player];
 	if (p->movement_option != OPTION_NONE)
@@ -74,9 +75,22 @@ enum rules_status rules_invade(struct campaign *c, const struct invasion_order *
 		return RULES_REFUSED;
 	struct player *p = &c->players[o->player];
 	p->movement_option = OPTION_INVADE;
-	event_emit(log, "invasion", RULE_INVASION, "{s:s, s:s, s:s}", "player",
-		   rules_player_key(c, o->player), "province", rules_province_name(c, o->target),
-		   "owner", rules_player_key(c, c->provinces[o->target].owner));
+	int owner = c->provinces[o->target].owner;
+	int besieger = rules_relief_besieger(c, o->player, o->target);
+	/* attacking a declared ally ends the alliance at once (doc/rules.md);
+	 * relieving its besieged city is no attack */
+	if (besieger == NO_INDEX && owner != NO_INDEX &&
+	    rules_alliance_index(c, o->player, owner) >= 0)
+		rules_alliance_end(c, o->player, owner, o->player, "invaded", log, NULL);
+	if (besieger != NO_INDEX)
+		event_emit(log, "relief", RULE_ALLIES, "{s:s, s:s, s:s, s:s}", "player",
+			   rules_player_key(c, o->player), "province",
+			   rules_province_name(c, o->target), "owner", rules_player_key(c, owner),
+			   "besieger", rules_player_key(c, besieger));
+	else
+		event_emit(log, "invasion", RULE_INVASION, "{s:s, s:s, s:s}", "player",
+			   rules_player_key(c, o->player), "province",
+			   rules_province_name(c, o->target), "owner", rules_player_key(c, owner));
 	rules_contingent_recall_all(c, o->player, d, log);
 	out->end_province = p->location;
 	if (o->stages > 0 && o->path) {

@@ -178,6 +178,45 @@ bool rules_tributary_related(const struct campaign *c, int a, int b)
 	return c->players[a].overlord == b || c->players[b].overlord == a;
 }
 
+enum rules_status rules_alliance_make(struct campaign *c, int a, int b, struct event_log *log,
+				      struct rules_reason *why)
+{
+	if (!rules_active_player(c, a) || !rules_active_player(c, b) || a == b)
+		return rules_refuse(why, "an alliance is made by two different active players");
+	if (rules_alliance_index(c, a, b) >= 0)
+		return rules_refuse(why, "%s and %s are allies already",
+				    rules_player_nation(c, a), rules_player_nation(c, b));
+	if (rules_tributary_related(c, a, b))
+		return rules_refuse(why, "%s and %s are overlord and tributary, allies already",
+				    rules_player_nation(c, a), rules_player_nation(c, b));
+	grow_array((void **)&c->alliances, &c->alliance_cap, c->alliance_count + 1,
+		   sizeof *c->alliances);
+	struct alliance *al = &c->alliances[c->alliance_count++];
+	al->a = a < b ? a : b;
+	al->b = a < b ? b : a;
+	al->since_year = c->year;
+	event_emit(log, "alliance", RULE_ALLIES, "{s:s, s:s}", "player",
+		   rules_player_key(c, al->a), "ally", rules_player_key(c, al->b));
+	return RULES_OK;
+}
+
+enum rules_status rules_alliance_end(struct campaign *c, int a, int b, int by, const char *how,
+				     struct event_log *log, struct rules_reason *why)
+{
+	int i = rules_alliance_index(c, a, b);
+	if (i < 0)
+		return rules_refuse(why, "%s and %s are not allies by declaration",
+				    rules_player_nation(c, a), rules_player_nation(c, b));
+	int lo = c->alliances[i].a, hi = c->alliances[i].b;
+	memmove(&c->alliances[i], &c->alliances[i + 1],
+		(c->alliance_count - (size_t)i - 1) * sizeof *c->alliances);
+	c->alliance_count--;
+	event_emit(log, "alliance_ended", RULE_ALLIES, "{s:s, s:s, s:s, s:s}", "player",
+		   rules_player_key(c, lo), "ally", rules_player_key(c, hi), "by",
+		   rules_player_key(c, by), "how", how ? how : "declared");
+	return RULES_OK;
+}
+
 enum rules_status rules_tributary_request(struct campaign *c, int tributary, int overlord,
 					  bool accepted, struct event_log *log,
 					  struct rules_reason *why)

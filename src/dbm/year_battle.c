@@ -373,6 +373,10 @@ static int apply_battle_text(struct year_run *r, const char *text, bool dry, cha
 		year_say(why, why_size, "%s", rwhy.text);
 		goto done;
 	}
+	/* 2.3 relief: the besieged owner's contingent goes back into its city */
+	int owner = c->provinces[province].owner;
+	if (!dry && owner >= 0 && owner != side_player[0] && owner != side_player[1])
+		rules_relief_rejoin(c, owner, side_player[0], r->log);
 	rc = 0;
 done:
 	for (size_t k = 0; k < n; k++) {

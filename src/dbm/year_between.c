@@ -94,6 +94,65 @@ static bool has_contingents_out(const struct campaign *c, int player)
 	return false;
 }
 
+/* Alliances at a step boundary (rules 1.4 Move, 2.3): an ALLY WITH
+ * answered by the other's ALLY WITH makes the alliance; END ALLIANCE WITH
+ * ends it. Both are then dropped. Returns true if anything was done. */
+static bool alliances_between_steps(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	bool done = false;
+	struct rules_reason why;
+	for (size_t p = 0; p < c->player_count; p++) {
+		if (!active(c, (int)p))
+			continue;
+		struct order_set set;
+		year_load_orders(r, (int)p, &set);
+		int ends[64], asks[64];
+		size_t n_end = 0, n_ask = 0;
+		for (size_t i = 0; i < set.count; i++) {
+			const struct order *o = &set.orders[i];
+			if (o->kind == ORDER_END_ALLIANCE && n_end < 64)
+				ends[n_end++] = o->status == ORDER_OK ? o->target : NO_INDEX;
+			else if (o->kind == ORDER_ALLY_WITH && o->status == ORDER_OK && n_ask < 64)
+				asks[n_ask++] = o->target;
+		}
+		orders_set_free(&set);
+		for (size_t i = 0; i < n_end; i++) {
+			int t = ends[i];
+			if (t >= 0 && rules_alliance_index(c, (int)p, t) >= 0) {
+				checkpoint_named(r, "alliance-end", (int)p);
+				rules_alliance_end(c, (int)p, t, (int)p, "declared", r->log, &why);
+			}
+			done = true;
+		}
+		if (n_end)
+			drop_orders(r, (int)p, ORDER_END_ALLIANCE, NO_INDEX);
+		for (size_t i = 0; i < n_ask; i++) {
+			int t = asks[i];
+			if (!active(c, t)) {
+				year_refused(r, (int)p, "ALLY WITH", "that player is no longer in the campaign");
+				drop_orders(r, (int)p, ORDER_ALLY_WITH, t);
+				done = true;
+				continue;
+			}
+			year_load_orders(r, t, &set);
+			bool answered = pending_order(&set, ORDER_ALLY_WITH, (int)p) != NULL;
+			orders_set_free(&set);
+			if (!answered)
+				continue;
+			checkpoint_named(r, "alliance", (int)p);
+			if (rules_alliance_make(c, (int)p, t, r->log, &why) != RULES_OK) {
+				year_refused(r, (int)p, "ALLY WITH", why.text);
+				year_refused(r, t, "ALLY WITH", why.text);
+			}
+			drop_orders(r, (int)p, ORDER_ALLY_WITH, t);
+			drop_orders(r, t, ORDER_ALLY_WITH, (int)p);
+			done = true;
+		}
+	}
+	return done;
+}
+
 /* At a step boundary (a turn, the recruitment or the vote waiting, never a
  * decision or a battle): LEAVE CAMPAIGN without replacement, RECALL
  * CONTINGENTS, and tributary requests that have been accepted. Returns true
@@ -180,6 +239,7 @@ bool year_between_steps(struct year_run *r)
 		drop_orders(r, overlord, ORDER_ACCEPT_TRIBUTARY, (int)t);
 		done = true;
 	}
+	done |= alliances_between_steps(r);
 	return done;
 }
 
@@ -236,7 +296,9 @@ void year_tell_relations(struct year_run *r)
 		bool freed = strcmp(kind, "tributary_freed") == 0;
 		bool out = strcmp(kind, "player_out") == 0;
 		bool left = strcmp(kind, "player_left") == 0;
-		if (!tributary && !renounced && !freed && !out && !left)
+		bool allied = strcmp(kind, "alliance") == 0;
+		bool unallied = strcmp(kind, "alliance_ended") == 0;
+		if (!tributary && !renounced && !freed && !out && !left && !allied && !unallied)
 			continue;
 		json_t *one = json_array();
 		json_array_append(one, (json_t *)ev);
@@ -244,6 +306,10 @@ void year_tell_relations(struct year_run *r)
 		json_decref(one);
 		json_t *d = json_deep_copy(json_array_get(decorated, 0));
 		json_decref(decorated);
+		if (unallied)
+			json_object_set_new(d, "how_invaded",
+					    json_boolean(strcmp(jstr(ev, "how") ? jstr(ev, "how") : "",
+								"invaded") == 0));
 		json_object_set_new(d, "positions", year_positions_json(c));
 		json_object_set_new(d, "show_positions", json_true());
 		if (left) {
@@ -260,7 +326,12 @@ void year_tell_relations(struct year_run *r)
 		int lord = find_player(c, jstr(ev, "overlord"));
 		char subject[512];
 		int year = jint(ev, "year", c->year); /* the subject's year */
-		if (tributary)
+		if (allied || unallied)
+			snprintf(subject, sizeof subject, allied ? "%s and %s are allies"
+								: "The alliance of %s and %s has ended",
+				 pnation(c, find_player(c, jstr(ev, "player"))),
+				 pnation(c, find_player(c, jstr(ev, "ally"))));
+		else if (tributary)
 			snprintf(subject, sizeof subject, "%s becomes the tributary of %s",
 				 pnation(c, who), pnation(c, lord));
 		else if (renounced || freed)
@@ -284,6 +355,37 @@ void year_tell_relations(struct year_run *r)
 				    json_integer(year));
 	}
 	r->told_mark = r->log->count;
+}
+
+/* ALLY WITH is mailed to the player asked (unless he asked first: then
+ * both have declared); what happens next is said in the reply. */
+static void alliance_note(struct year_run *r, int player, const struct order *o,
+			  struct strbuf *note)
+{
+	struct campaign *c = r->c;
+	if (o->kind == ORDER_END_ALLIANCE) {
+		strbuf_printf(note, "Your alliance with %s ends at the next step between turns; "
+				    "everyone is told. ", pnation(c, o->target));
+		return;
+	}
+	struct order_set set;
+	year_load_orders(r, o->target, &set);
+	bool answered = pending_order(&set, ORDER_ALLY_WITH, player) != NULL;
+	orders_set_free(&set);
+	if (answered) {
+		strbuf_printf(note, "%s has declared ALLY WITH %s too: the alliance is made at the "
+				    "next step between turns, and everyone is told. ",
+			      pnation(c, o->target), pkey(c, player));
+		return;
+	}
+	json_t *d = year_deadline_data(r);
+	json_object_update_new(d, json_pack("{s:b, s:s, s:s}", "k_alliance_request", 1, "asker",
+					pkey(c, player), "asker_nation", pnation(c, player)));
+	year_mail(r, "relations", o->target, false, d, "%s proposes an alliance",
+		  pnation(c, player));
+	strbuf_printf(note, "Your proposal was sent to %s: you become allies when it answers "
+			    "ALLY WITH %s (at the next step between turns). ",
+		      pnation(c, o->target), pkey(c, player));
 }
 
 char *year_orders_received(struct year_run *r, int player, const struct order_set *set)
@@ -310,6 +412,10 @@ char *year_orders_received(struct year_run *r, int player, const struct order_se
 				      pnation(c, o->target), pkey(c, player));
 			break;
 		}
+		case ORDER_ALLY_WITH:
+		case ORDER_END_ALLIANCE:
+			alliance_note(r, player, o, &note);
+			break;
 		case ORDER_ACCEPT_TRIBUTARY:
 			strbuf_printf(&note, "%s becomes your tributary at the next step between turns, "
 					     "once it has asked with TRIBUTARY OF %s. ",

@@ -129,7 +129,7 @@ static void decorate_field(const struct campaign *c, json_t *ev, const char *k, 
 {
 	static const char *const player_fields[] = {
 		"player", "winner", "loser", "owner", "defender", "invader", "besieger", "to",
-		"with", "attacker", "mover", "tributary", "overlord", "asked", NULL};
+		"with", "attacker", "mover", "tributary", "overlord", "asked", "ally", "by", NULL};
 	size_t kl = strlen(k);
 	if (json_is_string(v) && strcmp(k, "decided") == 0) {
 		const char *how = json_string_value(v);

@@ -204,17 +204,25 @@ static void siege_round(struct year_run *r, int besieger, int province)
 
 static void permissions_given(struct year_run *r, int mover, bool *passage, bool *supply);
 
-/* Allies on call (rules 2.2, 2.3): a side's direct tributaries and its
- * overlord, when they are not bound to the other side too (they may not
- * attack it). Other players are called only when they agreed in advance
- * (may_volunteer). */
+/* Allies on call (rules 2.2, 2.3): a side's allies (rules_allied: declared
+ * allies, its direct tributaries and its overlord), when they are not
+ * allied to the other side too. A declared ally is called only while the
+ * Ally option is still open to him (he has not moved or invaded this
+ * year); a tributary's contingent is its overlord's order. Other players
+ * are called only when they agreed in advance (may_volunteer). */
 static bool ally_of(const struct campaign *c, int ally, int side, int enemy)
 {
 	if (!active(c, ally) || ally == side || ally == enemy)
 		return false;
-	if (!rules_tributary_related(c, ally, side))
+	/* besieged where the battle is: in it already (2.3 relief) or shut in */
+	if (c->players[ally].location == c->players[side].location)
 		return false;
-	return !rules_tributary_related(c, ally, enemy);
+	if (!rules_allied(c, ally, side) || rules_allied(c, ally, enemy))
+		return false;
+	if (rules_tributary_related(c, ally, side))
+		return true;
+	int option = c->players[ally].movement_option;
+	return option == OPTION_NONE || option == OPTION_ALLY;
 }
 
 /* May `ally`, bound to neither side, be called for `side` against `enemy`
@@ -227,7 +235,9 @@ static bool may_volunteer(const struct campaign *c, int ally, int side, int enem
 {
 	if (!active(c, ally) || ally == side || ally == enemy)
 		return false;
-	if (rules_tributary_related(c, ally, side) || rules_tributary_related(c, ally, enemy))
+	if (c->players[ally].location == c->players[side].location)
+		return false;
+	if (rules_allied(c, ally, side) || rules_allied(c, ally, enemy))
 		return false;
 	int option = c->players[ally].movement_option;
 	return option == OPTION_NONE || option == OPTION_ALLY;
@@ -410,6 +420,43 @@ static bool carry_out_defence(struct year_run *r, int attacker, int defender, in
 	return false;
 }
 
+/* 2.3 relief: the relieving army stands in its ally's besieged city. If
+ * the besieger is still there, the battle is with it (the besieger defends:
+ * its army arrived first); the besieged army, inside, gives its contingent
+ * (its CONTINGENT FOR the relieving player, else the default) and the
+ * other allies are called as for any battle. Returns true: the battle. */
+static bool relief_arrived(struct year_run *r, int mover, int besieger, int province,
+			   int came_from)
+{
+	struct campaign *c = r->c;
+	if (!active(c, besieger) || c->players[besieger].location != province)
+		return false;
+	int owner = c->provinces[province].owner;
+	if (owner >= 0 && active(c, owner) && c->players[owner].location == province) {
+		const struct player *pl = &c->players[owner];
+		struct order_set set;
+		year_load_orders(r, owner, &set);
+		const struct order *o = NULL;
+		int *pick = NULL;
+		if (year_ally_answer(&set, mover, &o) == 1 && o) {
+			pick = xcalloc(pl->list.count + 1, sizeof *pick);
+			for (size_t i = 0; i < o->item_count; i++)
+				if (o->items[i].type >= 0 && (size_t)o->items[i].type < pl->list.count)
+					pick[o->items[i].type] += o->items[i].count;
+		}
+		orders_set_free(&set);
+		struct rules_reason why;
+		if (rules_relief_contingent(c, owner, mover, pick, r->log, NULL, &why) != RULES_OK) {
+			char *what = xasprintf("a contingent for the relief of %s", prov_name(c, province));
+			year_refused(r, owner, what, why.text);
+			free(what);
+		}
+		free(pick);
+	}
+	call_allies(r, mover, besieger, province, came_from);
+	return true;
+}
+
 /* The invader stands in the province: neutral cities are besieged at once;
  * a player is asked (or answers by standing order). Returns true if the turn
  * now waits (decision or battle). */
@@ -492,7 +539,15 @@ static void permissions_needed(struct year_run *r, int mover, const struct order
 		if (near[i] != dest && route >= 0 && c->routes[route].sea &&
 		    !c->settings.supply_across_sea)
 			continue;
-		own |= c->provinces[near[i]].owner == mover;
+		int q = c->provinces[near[i]].owner;
+		own |= q == mover;
+		/* an ally's city supplies unless he said DENY SUPPLY (rules_allied) */
+		if (q >= 0 && q != mover && rules_allied(c, q, mover)) {
+			struct order_set set;
+			year_load_orders(r, q, &set);
+			own |= year_permission_of(&set, mover, true) != 0;
+			orders_set_free(&set);
+		}
 	}
 	if (own)
 		return;
@@ -503,6 +558,9 @@ static void permissions_needed(struct year_run *r, int mover, const struct order
 			continue;
 		int q = c->provinces[near[i]].owner;
 		if (q < 0 || q == mover || !active(c, q))
+			continue;
+		/* an ally supplies unless he said DENY SUPPLY: not asked */
+		if (rules_allied(c, q, mover))
 			continue;
 		/* the invaded owner is not asked to feed the invader */
 		if (o->kind == ORDER_INVADE && q == c->provinces[dest].owner)
@@ -518,14 +576,17 @@ static void permissions_needed(struct year_run *r, int mover, const struct order
 }
 
 /* Passage and supply per player for the mover: what each one's standing
- * orders say (silence = no). */
+ * orders say; silence is no, but from an ally (rules_allied) it is yes. */
 static void permissions_given(struct year_run *r, int mover, bool *passage, bool *supply)
 {
 	for (size_t p = 0; p < r->c->player_count; p++) {
 		struct order_set set;
 		year_load_orders(r, (int)p, &set);
-		passage[p] = year_permission_of(&set, mover, false) == 1;
-		supply[p] = year_permission_of(&set, mover, true) == 1;
+		bool ally = rules_allied(r->c, (int)p, mover);
+		int pass = year_permission_of(&set, mover, false);
+		int sup = year_permission_of(&set, mover, true);
+		passage[p] = pass == 1 || (pass < 0 && ally);
+		supply[p] = sup == 1 || (sup < 0 && ally);
 		orders_set_free(&set);
 	}
 }
@@ -589,6 +650,7 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 					     .stages = stages, .on_storm = storm,
 					     .force_passage = true, .passage = passage};
 		bool arrived = false;
+		int besieger = rules_relief_besieger(c, mover, o->province);
 		int came_from = stages >= 2 ? path[stages - 2]
 			       : o->route_len ? o->route[0] : NO_INDEX;
 		if (stages == 0)
@@ -599,7 +661,9 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 			break;
 		}
 		rules_supply_check(c, mover, supply, out.forced_passage, NULL, r->dice, r->log);
-		if (arrived && c->players[mover].location == o->province)
+		if (arrived && c->players[mover].location == o->province && besieger != NO_INDEX)
+			waits = relief_arrived(r, mover, besieger, o->province, came_from);
+		else if (arrived && c->players[mover].location == o->province)
 			waits = invader_arrived(r, mover, o->province, came_from);
 		break;
 	}

@@ -1,11 +1,12 @@
 /* Scenarios: the starting position of a [start] section (doc/scenario.md,
  * "The starting position"): the year, each army's troops, location and
- * reserve, prestige, owners of provinces, sieges in progress and
- * tributaries, set on the campaign before the first year is played. */
+ * reserve, prestige, owners of provinces, sieges in progress,
+ * tributaries and alliances, set on the campaign before the first year is played. */
 #include "config.h"
 
 #include "engine/scenario.h"
 #include "engine/scenario_p.h"
+#include "dbm/rules.h"
 
 #include "base/util.h"
 
@@ -129,6 +130,38 @@ static int find_player(const struct campaign *c, const char *name)
 	return campaign_find_player(c, name);
 }
 
+/* "france ally = burgundy": a declared alliance (rules_allied); "none"
+ * ends the player's alliances. */
+static void apply_ally(const struct scenario *s, const struct scenario_start_item *it,
+		       struct campaign *c, int pl, struct diag_list *diags)
+{
+	if (strcasecmp(it->value, "none") == 0) {
+		size_t w = 0;
+		for (size_t i = 0; i < c->alliance_count; i++)
+			if (c->alliances[i].a != pl && c->alliances[i].b != pl)
+				c->alliances[w++] = c->alliances[i];
+		c->alliance_count = w;
+		return;
+	}
+	int o = find_player(c, it->value);
+	if (o < 0) {
+		start_error(diags, s, it->line, "unknown player \"%s\"", it->value);
+		return;
+	}
+	if (o == pl) {
+		start_error(diags, s, it->line, "%s cannot be its own ally", c->players[pl].key);
+		return;
+	}
+	if (rules_alliance_index(c, pl, o) >= 0)
+		return;
+	grow_array((void **)&c->alliances, &c->alliance_cap, c->alliance_count + 1,
+		   sizeof *c->alliances);
+	struct alliance *a = &c->alliances[c->alliance_count++];
+	a->a = pl < o ? pl : o;
+	a->b = pl < o ? o : pl;
+	a->since_year = c->year;
+}
+
 /* One item of a player. */
 static void apply_player(const struct scenario *s, const struct scenario_start_item *it,
 			 struct campaign *c, int pl, struct diag_list *diags)
@@ -157,9 +190,11 @@ static void apply_player(const struct scenario *s, const struct scenario_start_i
 			start_error(diags, s, it->line, "%s cannot be its own overlord", p->key);
 		else
 			p->overlord = o;
+	} else if (strcasecmp(it->what, "ally") == 0) {
+		apply_ally(s, it, c, pl, diags);
 	} else {
 		start_error(diags, s, it->line, "unknown \"%s %s\": a player has at, field, reserve, "
-			    "prestige and overlord", it->who, it->what);
+			    "prestige, overlord and ally", it->who, it->what);
 	}
 }
 

@@ -270,7 +270,16 @@ json_t *campaign_to_json(const struct campaign *c)
 							"last_round_year", s->last_round_year));
 	}
 
-	return json_pack("{s:i, s:o, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+	json_t *alliances = json_array();
+	for (size_t i = 0; i < c->alliance_count; i++) {
+		const struct alliance *a = &c->alliances[i];
+		json_array_append_new(alliances, json_pack("{s:o, s:o, s:i}",
+							   "a", player_ref(c, a->a),
+							   "b", player_ref(c, a->b),
+							   "since_year", a->since_year));
+	}
+
+	return json_pack("{s:i, s:o, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "schema_version", CAMPAIGN_JSON_SCHEMA_VERSION,
 			 "campaign", campaign,
 			 "year", c->year,
@@ -280,7 +289,8 @@ json_t *campaign_to_json(const struct campaign *c)
 			 "routes", routes,
 			 "players", players,
 			 "contingents", contingents,
-			 "sieges", sieges);
+			 "sieges", sieges,
+			 "alliances", alliances);
 }
 
 /* ---- reading ----
@@ -859,6 +869,37 @@ static bool read_sieges(struct reader *r, const json_t *doc)
 	return true;
 }
 
+/* Optional: a document without "alliances" has none. */
+static bool read_alliances(struct reader *r, const json_t *doc)
+{
+	struct campaign *c = r->c;
+	if (!json_object_get(doc, "alliances"))
+		return true;
+	const json_t *arr = read_typed(r, doc, "", "alliances", JSON_ARRAY);
+	if (!arr)
+		return false;
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		char *path = xasprintf("alliances[%zu]", i);
+		const json_t *o = json_array_get(arr, i);
+		grow_array((void **)&c->alliances, &c->alliance_cap, c->alliance_count + 1,
+			   sizeof *c->alliances);
+		struct alliance *a = &c->alliances[c->alliance_count++];
+		memset(a, 0, sizeof *a);
+		a->a = a->b = NO_INDEX;
+		if (!json_is_object(o))
+			fail(r, path, "must be an object");
+		else if (read_player_ref(r, o, path, "a", &a->a) &&
+			 read_player_ref(r, o, path, "b", &a->b) &&
+			 read_int(r, o, path, "since_year", -10000, 10000, &a->since_year) &&
+			 (a->a == NO_INDEX || a->b == NO_INDEX || a->a == a->b))
+			fail(r, path, "needs two different players");
+		free(path);
+		if (r->error)
+			return false;
+	}
+	return true;
+}
+
 static bool read_document(struct reader *r, const json_t *doc)
 {
 	struct campaign *c = r->c;
@@ -893,7 +934,8 @@ static bool read_document(struct reader *r, const json_t *doc)
 		if (r->error)
 			return false;
 	}
-	return read_routes(r, doc) && read_contingents(r, doc) && read_sieges(r, doc);
+	return read_routes(r, doc) && read_contingents(r, doc) && read_sieges(r, doc) &&
+	       read_alliances(r, doc);
 }
 
 struct campaign *campaign_from_json(const json_t *doc, char **errstr)

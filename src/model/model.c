@@ -162,6 +162,7 @@ void campaign_free(struct campaign *c)
 	free(c->players);
 	free(c->contingents);
 	free(c->sieges);
+	free(c->alliances);
 	free(c->name);
 	free(c->timezone);
 	free(c->tag);
@@ -239,6 +240,8 @@ struct campaign *campaign_copy(const struct campaign *c)
 	}
 	d->sieges = dup_array(c->sieges, c->siege_count, sizeof *c->sieges);
 	d->siege_cap = c->siege_count;
+	d->alliances = dup_array(c->alliances, c->alliance_count, sizeof *c->alliances);
+	d->alliance_cap = c->alliance_count;
 	return d;
 }
 

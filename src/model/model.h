@@ -102,6 +102,15 @@ struct siege {
 	int last_round_year; /* year of the latest round, 0 before the first */
 };
 
+/* A declared mutual alliance between two players (rules 1.4 Move, 2.3),
+ * made by both sides' ALLY WITH and ended by either's END ALLIANCE WITH;
+ * a < b. The overlord/tributary tie is an alliance too, but is kept in
+ * player.overlord. */
+struct alliance {
+	int a, b;
+	int since_year; /* the year it was made (0: before play) */
+};
+
 struct province {
 	char *name;
 	char *terrain;  /* the provincial terrain piece (rules 1.2) */
@@ -155,6 +164,8 @@ struct campaign {
 	size_t contingent_count, contingent_cap;
 	struct siege *sieges;
 	size_t siege_count, siege_cap;
+	struct alliance *alliances;
+	size_t alliance_count, alliance_cap;
 
 	int year;    /* current campaign year, starts at start_year */
 	int phase;   /* enum campaign_phase */

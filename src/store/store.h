@@ -29,7 +29,7 @@
 
 /* The schema this build writes. Opening an older database upgrades it (each
  * step in its own transaction); a newer one is refused. */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 enum store_status {
 	STORE_OK = 0,

@@ -15,6 +15,7 @@ static bool campaign_table(const char *table)
 	static const char *const tables[] = {
 		"campaign", "settings",	   "reminders",	  "players",	       "provinces", "routes",
 		"element_types", "troops", "contingents", "contingent_troops", "sieges",
+		"alliances",
 	};
 	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
 		if (strcmp(table, tables[i]) == 0)

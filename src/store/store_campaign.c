@@ -14,6 +14,8 @@
  * and read apart so that older schemas, which tests create, still take a
  * campaign). */
 #define SETUP_SCHEMA 6
+/* The schema step that made the alliances table. */
+#define ALLIANCE_SCHEMA 8
 
 /* Where the campaign's state goes, one statement (SQL and parameters, as
  * store_run takes them) at a time: to the database, or, when rows is not
@@ -198,6 +200,11 @@ static int check_campaign(const struct store *s, const struct campaign *c, char 
 		if (g->province < 0 || g->province >= nv || g->besieger < 0 || g->besieger >= np)
 			BAD("siege %zu: province or besieger out of range", i);
 	}
+	for (size_t i = 0; i < c->alliance_count; i++) {
+		const struct alliance *a = &c->alliances[i];
+		if (a->a < 0 || a->a >= np || a->b < 0 || a->b >= np || a->a == a->b)
+			BAD("alliance %zu: player out of range", i);
+	}
 #undef BAD
 #undef PLAYER_OK
 #undef PROVINCE_OK
@@ -241,6 +248,13 @@ static int insert_contingents_and_sieges(struct state_out *o, const struct campa
 				   " last_round_year) VALUES (?, ?, ?, ?, ?)",
 				   "Iiiii", (int64_t)i, g->province, g->besieger, g->rounds_failed,
 				   g->last_round_year);
+	}
+	for (size_t i = 0; status == STORE_OK && store_schema_version(o->s) >= ALLIANCE_SCHEMA &&
+			   i < c->alliance_count; i++) {
+		const struct alliance *a = &c->alliances[i];
+		status = state_row(o,
+				   "INSERT INTO alliances (id, a, b, since_year) VALUES (?, ?, ?, ?)",
+				   "Iiii", (int64_t)i, a->a, a->b, a->since_year);
 	}
 	return status;
 }
@@ -385,12 +399,14 @@ static int delete_campaign(struct store *s, char **errstr)
 {
 	static const char *const tables[] = {
 		"year_state", "dice_years", "snapshots", "comments",
-		"orders", "events", "sieges", "contingent_troops", "contingents", "troops",
+		"orders", "events", "alliances", "sieges", "contingent_troops", "contingents", "troops",
 		"element_types", "routes", "provinces", "players", "reminders", "settings",
 		"campaign",
 	};
 	int status = STORE_OK;
 	for (size_t i = 0; status == STORE_OK && i < sizeof tables / sizeof *tables; i++) {
+		if (strcmp(tables[i], "alliances") == 0 && store_schema_version(s) < ALLIANCE_SCHEMA)
+			continue;
 		char *sql = xasprintf("DELETE FROM %s", tables[i]);
 		status = store_run(s, errstr, NULL, sql, NULL);
 		free(sql);
@@ -770,6 +786,22 @@ static int load_contingents_and_sieges(struct store *s, struct campaign *c, char
 			status = store_corrupt(s, errstr, "siege of no province or player");
 	}
 	store_finish(s, st);
+	if (status != STORE_OK || store_schema_version(s) < ALLIANCE_SCHEMA)
+		return status;
+
+	status = store_prepare(s, errstr, &st,
+			       "SELECT a, b, since_year FROM alliances ORDER BY id", NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		grow_array((void **)&c->alliances, &c->alliance_cap, c->alliance_count + 1,
+			   sizeof *c->alliances);
+		struct alliance *a = &c->alliances[c->alliance_count++];
+		a->since_year = sqlite3_column_int(st, 2);
+		if (!column_ref(st, 0, c->player_count, &a->a) ||
+		    !column_ref(st, 1, c->player_count, &a->b) || a->a < 0 || a->b < 0)
+			status = store_corrupt(s, errstr, "alliance of no player");
+	}
+	store_finish(s, st);
 	return status;
 }
 
@@ -899,6 +931,8 @@ static int write_state(struct state_out *o, const struct campaign *c)
 		status = state_row(o, "DELETE FROM contingents", NULL);
 	if (status == STORE_OK)
 		status = state_row(o, "DELETE FROM sieges", NULL);
+	if (status == STORE_OK && store_schema_version(o->s) >= ALLIANCE_SCHEMA)
+		status = state_row(o, "DELETE FROM alliances", NULL);
 	if (status == STORE_OK)
 		status = insert_contingents_and_sieges(o, c);
 	return status;

@@ -249,6 +249,15 @@ static const char *const migrations[] = {
 	/* 7: when each event was recorded (epoch seconds; NULL before), for
 	 * the real times of the web diary's feed */
 	"ALTER TABLE events ADD COLUMN recorded_at INTEGER;",
+
+	/* 8: declared mutual alliances between players (rules 1.4 Move, 2.3;
+	 * ALLY WITH from both sides), a row per pair, a < b */
+	("CREATE TABLE alliances ("
+	 "  id INTEGER PRIMARY KEY,"
+	 "  a INTEGER NOT NULL,"
+	 "  b INTEGER NOT NULL,"
+	 "  since_year INTEGER NOT NULL"
+	 ");"),
 };
 
 _Static_assert(sizeof migrations / sizeof *migrations == STORE_SCHEMA_VERSION,

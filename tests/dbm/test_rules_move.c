@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "lib/rules_fixture.h"
+#include "dbm/orders.h"
 
 /* The map (burgundy = 0, france = 1, N neutral):
  *   A-B-C-D-E-F-Z   land chain (Z french)
@@ -309,7 +310,7 @@ static void test_move_option(void **state)
 	struct rules_reason why;
 	assert_int_equal(rules_field_move(w->c, &o, &w->dice.base, &w->log, NULL, &why),
 			 RULES_REFUSED);
-	assert_string_equal(why.text, "H is not a friendly province: a move goes to a province of yours or of a player who permits it");
+	assert_string_equal(why.text, "H is not a friendly province: a move goes to a province of yours or of an ally (declared, overlord or tributary)");
 	assert_int_equal(w->c->players[w->bur].movement_option, OPTION_NONE);
 	const int to_b[] = {B};
 	o = order(w, to_b, 1);
@@ -320,6 +321,104 @@ static void test_move_option(void **state)
 	assert_int_equal(rules_field_move(w->c, &o, &w->dice.base, &w->log, NULL, &why),
 			 RULES_REFUSED);
 	assert_string_equal(why.text, "burgundy has already taken a movement option this year");
+}
+
+/* "MOVE H" checked by the order language (orders_validate) and by the
+ * rules (rules_move_check): the verdicts, which must be the same. */
+static void both_verdicts(struct fx_world *w, bool *order_ok, bool *rules_ok)
+{
+	struct order_set set;
+	orders_parse("MOVE H", w->c, w->bur, &set);
+	orders_validate(&set, w->c, w->bur);
+	*order_ok = set.count == 1 && set.orders[0].status == ORDER_OK;
+	orders_set_free(&set);
+	const int to_h[] = {H};
+	struct move_order o = order(w, to_h, 1);
+	*rules_ok = rules_move_check(w->c, &o, NULL) == RULES_OK;
+}
+
+/* 1.4 Move "a friendly province, ie one controlled by you or an ally": one
+ * definition (rules_allied) for the order check and the rules, for every
+ * kind of ally and for none; a permission alone makes no ally. */
+static void test_move_to_an_ally_both_agree(void **state)
+{
+	struct fx_world *w = *state;
+	struct campaign *c = w->c;
+	bool order_ok, rules_ok;
+	/* a stranger's province: refused by both */
+	both_verdicts(w, &order_ok, &rules_ok);
+	assert_false(order_ok);
+	assert_false(rules_ok);
+	/* a passage permission is not an alliance */
+	bool passage[2] = {false, true};
+	const int to_h[] = {H};
+	struct move_order o = order(w, to_h, 1);
+	o.passage = passage;
+	assert_int_equal(rules_move_check(c, &o, NULL), RULES_REFUSED);
+	/* declared allies: accepted by both */
+	assert_int_equal(rules_alliance_make(c, w->bur, w->fra, &w->log, NULL), RULES_OK);
+	assert_true(rules_allied(c, w->fra, w->bur));
+	assert_true(rules_friendly_to(c, w->bur, H));
+	both_verdicts(w, &order_ok, &rules_ok);
+	assert_true(order_ok);
+	assert_true(rules_ok);
+	/* an ally's field army there: refused by both (2.3) */
+	c->players[w->fra].location = H;
+	both_verdicts(w, &order_ok, &rules_ok);
+	assert_false(order_ok);
+	assert_false(rules_ok);
+	c->players[w->fra].location = Z;
+	/* ended: refused by both again */
+	assert_int_equal(rules_alliance_end(c, w->bur, w->fra, w->fra, "declared", &w->log, NULL),
+			 RULES_OK);
+	assert_string_equal(fx_str(event_log_last(&w->log, "alliance_ended"), "by"), "france");
+	both_verdicts(w, &order_ok, &rules_ok);
+	assert_false(order_ok);
+	assert_false(rules_ok);
+	/* overlord, then tributary: allies for both */
+	c->players[w->bur].overlord = w->fra;
+	both_verdicts(w, &order_ok, &rules_ok);
+	assert_true(order_ok);
+	assert_true(rules_ok);
+	c->players[w->bur].overlord = NO_INDEX;
+	c->players[w->fra].overlord = w->bur;
+	both_verdicts(w, &order_ok, &rules_ok);
+	assert_true(order_ok);
+	assert_true(rules_ok);
+	c->players[w->fra].overlord = NO_INDEX;
+	/* an ally who has left the campaign is no ally */
+	assert_int_equal(rules_alliance_make(c, w->bur, w->fra, &w->log, NULL), RULES_OK);
+	c->players[w->fra].status = PLAYER_LEFT;
+	assert_false(rules_allied(c, w->bur, w->fra));
+	both_verdicts(w, &order_ok, &rules_ok);
+	assert_false(order_ok);
+	assert_false(rules_ok);
+}
+
+/* 2.1 Hostile provinces: an ally's province is not hostile, so passing
+ * through it needs no permission and no forcing; its field army does not
+ * bar the way. */
+static void test_passage_through_an_ally(void **state)
+{
+	struct fx_world *w = *state;
+	struct campaign *c = w->c;
+	assert_int_equal(rules_passage(c, w->bur, H, NULL), PASSAGE_FORCE);
+	struct rules_reason why;
+	assert_int_equal(rules_alliance_make(c, w->fra, w->bur, &w->log, &why), RULES_OK);
+	assert_string_equal(fx_str(event_log_last(&w->log, "alliance"), "player"), "burgundy");
+	assert_string_equal(fx_str(event_log_last(&w->log, "alliance"), "ally"), "france");
+	assert_int_equal(rules_alliance_make(c, w->bur, w->fra, &w->log, &why), RULES_REFUSED);
+	assert_string_equal(why.text, "burgundy and france are allies already");
+	assert_int_equal(rules_passage(c, w->bur, H, NULL), PASSAGE_FREE);
+	c->players[w->fra].location = H;
+	assert_int_equal(rules_passage(c, w->bur, H, NULL), PASSAGE_FREE);
+	const int path[] = {H, G};
+	struct move_order o = order(w, path, 2);
+	dice_fixed_init(&w->dice, NULL, 0);
+	struct move_outcome out;
+	assert_int_equal(rules_move(c, &o, &w->dice.base, &w->log, &out, NULL), RULES_OK);
+	assert_false(out.forced_passage);
+	assert_int_equal(c->players[w->bur].location, G);
 }
 
 static void test_shortest_path(void **state)
@@ -446,7 +545,8 @@ int main(void)
 		T(test_fifth_stage_refused), T(test_storm_on_second_sea_stage),
 		T(test_storm_halt_and_return), T(test_storm_fewer_than_25_mounted),
 		T(test_hostile_passage), T(test_field_army_bars_the_way), T(test_neutral_forced),
-		T(test_order_of_losses), T(test_supply), T(test_move_option), T(test_shortest_path),
+		T(test_order_of_losses), T(test_supply), T(test_move_option), T(test_move_to_an_ally_both_agree),
+		T(test_passage_through_an_ally), T(test_shortest_path),
 		T(test_audit_three_stages_cost_40), T(test_audit_storm_mounted_share),
 		T(test_audit_forced_passage_then_out_of_supply),
 	};

@@ -301,6 +301,84 @@ static void test_audit_army_inside_floor_and_restart(void **state)
 	assert_false(captured);
 }
 
+/* 2.3 "The only circumstance in which two allied field armies can be at
+ * the same location is if one is standing siege and the other is
+ * attempting to relieve it, in which case the besieged army provides only
+ * a contingent for the battle." France is besieged in B by Burgundy;
+ * England, France's ally, invades B: a relief, not an attack on France. */
+static void test_relief(void **state)
+{
+	struct fx_world *w = *state;
+	struct campaign *c = w->c;
+	int eng = fx_player(c, "england", C);
+	c->players[w->bur].location = B;
+	c->players[w->fra].location = B;
+	grow_array((void **)&c->sieges, &c->siege_cap, 1, sizeof *c->sieges);
+	c->sieges[c->siege_count++] = (struct siege){.province = B, .besieger = w->bur};
+	/* not allies: an invasion of France like any other */
+	assert_int_equal(rules_relief_besieger(c, eng, B), NO_INDEX);
+	assert_int_equal(rules_alliance_make(c, eng, w->fra, &w->log, NULL), RULES_OK);
+	assert_int_equal(rules_relief_besieger(c, eng, B), w->bur);
+	assert_int_equal(rules_relief_besieger(c, w->bur, B), NO_INDEX);
+	/* England's move to B: the relief keeps the alliance */
+	const int path[] = {B};
+	struct invasion_order o = {.player = eng, .target = B, .path = path, .stages = 1};
+	bool arrived = false;
+	dice_fixed_init(&w->dice, NULL, 0);
+	assert_int_equal(rules_invade(c, &o, &w->dice.base, &w->log, NULL, &arrived, NULL),
+			 RULES_OK);
+	assert_true(arrived);
+	assert_true(rules_allied(c, eng, w->fra));
+	assert_int_equal(event_log_count(&w->log, "alliance_ended"), 0);
+	assert_string_equal(fx_str(event_log_last(&w->log, "relief"), "besieger"), "burgundy");
+	assert_int_equal(c->players[eng].movement_option, OPTION_INVADE);
+	/* a pick of 148 AP breaks 2.3: the default instead, the cheapest
+	 * spare general (28) and list order up to 80 AP: 4 Kn (48), 2 Ps (4) */
+	int pick[T_COUNT] = {0, 1, 10, 0, 0, 0, 0};
+	int k = NO_INDEX;
+	assert_int_equal(rules_relief_contingent(c, w->fra, eng, pick, &w->log, &k, NULL),
+			 RULES_OK);
+	const struct contingent *ct = &c->contingents[k];
+	assert_int_equal(ct->with_player, eng);
+	assert_int_equal(ct->troops.count[T_SUB], 1);
+	assert_int_equal(ct->troops.count[T_KN], 4);
+	assert_int_equal(ct->troops.count[T_PS], 2);
+	assert_int_equal(ct->troops.count[T_CINC], 0);
+	assert_int_equal(fx_int(event_log_last(&w->log, "relief_contingent"), "half_ap"),
+			 HALF_AP(80));
+	assert_false(json_is_true(json_object_get(event_log_last(&w->log, "relief_contingent"),
+						  "chosen")));
+	assert_int_equal(c->players[w->fra].field.count[T_KN], 6);
+	/* it is in the city: arrived without a roll (no dice are given) */
+	assert_true(rules_contingent_arrival(c, k, &w->dice.base, &w->log));
+	/* after the battle it goes back into the city */
+	rules_relief_rejoin(c, w->fra, eng, &w->log);
+	assert_int_equal(c->contingent_count, 0);
+	assert_int_equal(c->players[w->fra].field.count[T_KN], 10);
+	assert_int_equal(c->players[w->fra].field.count[T_SUB], 2);
+	/* a chosen pick within the rules is obeyed */
+	int mine[T_COUNT] = {0, 1, 2, 0, 0, 0, 0};
+	assert_int_equal(rules_relief_contingent(c, w->fra, eng, mine, &w->log, &k, NULL),
+			 RULES_OK);
+	assert_int_equal(c->contingents[k].troops.count[T_KN], 2);
+	assert_true(json_is_true(json_object_get(event_log_last(&w->log, "relief_contingent"),
+						 "chosen")));
+	rules_relief_rejoin(c, w->fra, eng, &w->log);
+	/* an army with its C-in-C alone gives none */
+	c->players[w->fra].field.count[T_SUB] = 0;
+	struct rules_reason why;
+	assert_int_equal(rules_relief_contingent(c, w->fra, eng, NULL, &w->log, &k, &why),
+			 RULES_REFUSED);
+	assert_string_equal(why.text, "the field army of france has no general to spare for a contingent (the C-in-C stays)");
+	/* an overlord relieves his tributary's city, which he may not attack */
+	rules_alliance_end(c, eng, w->fra, eng, "declared", &w->log, NULL);
+	c->players[w->fra].overlord = eng;
+	c->players[eng].movement_option = OPTION_NONE;
+	c->players[eng].location = C;
+	assert_int_equal(rules_may_attack(c, eng, B, NULL), RULES_REFUSED);
+	assert_int_equal(rules_invade_check(c, &o, NULL), RULES_OK);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
@@ -309,6 +387,7 @@ int main(void)
 		T(test_siege_fails_then_captures), T(test_siege_fourth_year_army_inside),
 		T(test_capture_knocks_out), T(test_defend), T(test_sally_and_lifting),
 		T(test_audit_four_rounds_no_army), T(test_audit_army_inside_floor_and_restart),
+		T(test_relief),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

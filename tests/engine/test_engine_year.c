@@ -23,6 +23,7 @@
 #include "text/templates.h"
 #include "base/timefmt.h"
 #include "base/util.h"
+#include "dbm/rules.h"
 #include "dbm/year.h"
 
 #define NOW 1800000000LL
@@ -555,6 +556,63 @@ static void test_tributary_by_mail(void **state)
 	c = campaign(f);
 	assert_int_equal(c->players[0].province_prestige, 6 + 2);
 	campaign_free(c);
+}
+
+/* Allies by mail (rules 1.4 Move, 2.3): Savoy's ALLY WITH is mailed to
+ * France, who accepts with its own ALLY WITH; the alliance is made at
+ * once (the year waits for a turn: a step between turns) and everyone is
+ * told; END ALLIANCE WITH from France ends it, and everyone is told. */
+static void test_alliance_by_mail(void **state)
+{
+	struct test_engine *f = *state;
+	start(f);
+	char *reply = deliver(f, "amedee@example.org",
+			      "PLAYER savoy " SAVOY_PW "\nALLY WITH france\n", NOW + HOUR);
+	assert_non_null(strstr(reply, "Your proposal was sent to France: you become allies when "
+				      "it answers ALLY WITH savoy"));
+	free(reply);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 Savoy proposes an alliance"), 1);
+	char *raw = outbox_raw_with(f, "[TestMarches] 1450 \u00b7 Savoy proposes an alliance");
+	assert_non_null(strstr(raw, "  ALLY WITH savoy"));
+	free(raw);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->alliance_count, 0); /* not before the answer */
+	campaign_free(c);
+	reply = deliver(f, "charles@example.org",
+			"PLAYER france " FRANCE_PW "\nALLY WITH savoy\n", NOW + 2 * HOUR);
+	assert_non_null(strstr(reply, "Savoy has declared ALLY WITH france too"));
+	free(reply);
+	c = campaign(f);
+	assert_int_equal(c->alliance_count, 1);
+	assert_true(rules_allied(c, 1, 2));
+	campaign_free(c);
+	assert_int_equal(events_of(f, 1450, "alliance"), 1);
+	/* the three players and the organiser */
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France and Savoy are allies"), 4);
+	/* no proposal mail to Savoy for an answer */
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France proposes an alliance"), 0);
+	/* the declarations were used up */
+	char *text = NULL;
+	assert_int_equal(store_orders_get(f->store, "savoy", 1450, PHASE_CAMPAIGN, &text, NULL),
+			 STORE_OK);
+	assert_null(text ? strstr(text, "ALLY WITH") : NULL);
+	free(text);
+	/* a second ALLY WITH is refused on receipt */
+	reply = deliver(f, "amedee@example.org",
+			"PLAYER savoy " SAVOY_PW "\nALLY WITH france\n", NOW + 3 * HOUR);
+	assert_non_null(strstr(reply, "France is your ally already"));
+	free(reply);
+	reply = deliver(f, "charles@example.org",
+			"PLAYER france " FRANCE_PW "\nEND ALLIANCE WITH savoy\n", NOW + 4 * HOUR);
+	assert_non_null(strstr(reply, "Your alliance with Savoy ends at the next step between turns"));
+	free(reply);
+	c = campaign(f);
+	assert_int_equal(c->alliance_count, 0);
+	campaign_free(c);
+	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The alliance of France and Savoy has ended"), 4);
+	raw = outbox_raw_with(f, "[TestMarches] 1450 \u00b7 The alliance of France and Savoy has ended");
+	assert_non_null(strstr(raw, "France declared END ALLIANCE WITH"));
+	free(raw);
 }
 
 /* LEAVE CAMPAIGN with CONFIRM: at the next step the provinces are neutral
@@ -1156,6 +1214,7 @@ int main(void)
 		T(test_map_and_html_diary, setup),
 		T(test_allies_standing_order, setup_three),
 		T(test_allies_asked, setup_three),
+		T(test_alliance_by_mail, setup_three),
 		T(test_allies_volunteer, setup_three),
 		T(test_allies_volunteer_after_moving, setup_three),
 		T(test_allies_volunteer_then_invade, setup_three),

@@ -669,6 +669,130 @@ static void test_event_line(void **state)
 	json_decref(e);
 }
 
+/* 1.4 Move "a friendly province, ie one controlled by you or an ally", 2.1
+ * supply, from a position with an alliance ("alpha ally = beta"): alpha
+ * marches into beta's Maine (4 stages: a forced march, 80 AP) and, at the
+ * end of its turn, is supplied there by its ally without being asked (no
+ * die); gamma, no ally of beta, is refused a move into beta's Picardy on
+ * receipt, as the rules would refuse it, and stays in alpha's Brabant,
+ * out of supply (its die: 1, 40 AP). */
+static void test_alliance_move_and_supply(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "dice = 1\n"
+				 "[start]\nalpha ally = beta\ngamma at = Brabant\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, gamma, beta\n"
+				 "[alpha]\nMOVE Maine VIA Artois, Picardy, Normandy\n"
+				 "[gamma]\nMOVE Picardy VIA Hainaut\n"),
+			 0);
+	struct scenario_options opt = {.keep_going = true};
+	assert_int_equal(scenario_run(w->s, w->c, &opt, &w->log, &w->dl), SCENARIO_REFUSED);
+	assert_int_equal(w->c->players[0].location, campaign_find_province(w->c, "Maine"));
+	assert_int_equal(player_field_half_ap(&w->c->players[0]), HALF_AP(400));
+	json_t *sup = event_log_find(&w->log, "supply", 0);
+	assert_string_equal(json_string_value(json_object_get(sup, "player")), "alpha");
+	assert_true(json_is_true(json_object_get(sup, "in_supply")));
+	assert_true(has_diag(&w->dl, 11, "gamma: MOVE Picardy VIA Hainaut refused: Picardy is not friendly"));
+	assert_int_equal(w->c->players[2].location, campaign_find_province(w->c, "Brabant"));
+	sup = event_log_find(&w->log, "supply", 1);
+	assert_string_equal(json_string_value(json_object_get(sup, "player")), "gamma");
+	assert_false(json_is_true(json_object_get(sup, "in_supply")));
+	assert_int_equal(event_log_count(&w->log, "roll"), 1);
+	assert_int_equal(player_field_half_ap(&w->c->players[2]), HALF_AP(440));
+}
+
+/* ALLY WITH from both sides makes the alliance at the next step between
+ * turns, before alpha's turn; END ALLIANCE WITH from one side ends it. */
+static void test_alliance_declared_and_ended(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nALLY WITH beta\n"
+				 "[beta]\nALLY WITH alpha\n"
+				 "[gamma]\nALLY WITH alpha\n"
+				 "[year 1450 recruitment]\n"
+				 "[beta]\nEND ALLIANCE WITH alpha\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	assert_int_equal(event_log_count(&w->log, "alliance"), 1);
+	json_t *a = event_log_find(&w->log, "alliance", 0);
+	assert_string_equal(json_string_value(json_object_get(a, "player")), "alpha");
+	assert_string_equal(json_string_value(json_object_get(a, "ally")), "beta");
+	json_t *e = event_log_find(&w->log, "alliance_ended", 0);
+	assert_non_null(e);
+	assert_string_equal(json_string_value(json_object_get(e, "by")), "beta");
+	assert_string_equal(json_string_value(json_object_get(e, "how")), "declared");
+	/* gamma's proposal was never answered: no alliance */
+	assert_int_equal(w->c->alliance_count, 0);
+}
+
+/* 2.3 relief: beta's army besieged in its Picardy by alpha; gamma, beta's
+ * ally, invades Picardy from Normandy: the battle is with alpha, and
+ * beta's army gives the contingent of its CONTINGENT FOR gamma (1
+ * Sub-general, 4 Knights: 70 AP), already there (no arrival roll). Gamma
+ * wins: the siege is lifted, alpha retreats to Artois, the contingent goes
+ * back into the city, and the alliance stands. */
+static void test_relief(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "[start]\nalpha at = Picardy\nbeta at = Picardy\n"
+				 "Picardy siege = alpha, 1\ngamma ally = beta\ngamma at = Normandy\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = gamma, alpha, beta\n"
+				 "[beta]\nCONTINGENT FOR gamma WITH 1 Sub-general, 4 Knights\n"
+				 "[gamma]\nINVADE Picardy\n"
+				 "[battle Picardy]\nWINNER gamma\nDEMORALISED alpha General, Sub-general\n"
+				 "DESTROYED beta 1 Knights\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *rel = event_log_find(&w->log, "relief", 0);
+	assert_non_null(rel);
+	assert_string_equal(json_string_value(json_object_get(rel, "besieger")), "alpha");
+	assert_int_equal(event_log_count(&w->log, "invasion"), 0);
+	json_t *k = event_log_find(&w->log, "relief_contingent", 0);
+	assert_true(json_is_true(json_object_get(k, "chosen")));
+	assert_int_equal(json_integer_value(json_object_get(k, "half_ap")), HALF_AP(70));
+	json_t *b = event_log_find(&w->log, "battle", 0);
+	assert_string_equal(json_string_value(json_object_get(b, "winner")), "gamma");
+	assert_string_equal(json_string_value(json_object_get(b, "loser")), "alpha");
+	assert_int_equal(w->c->siege_count, 0);
+	assert_int_equal(w->c->players[0].location, campaign_find_province(w->c, "Artois"));
+	assert_int_equal(w->c->contingent_count, 0);
+	const struct player *beta = &w->c->players[1];
+	assert_int_equal(beta->field.count[1], 1); /* the Sub-general is back */
+	assert_int_equal(beta->field.count[2] + beta->reserve.count[2], 18);
+	assert_int_equal(beta->reserve.count[2], 1); /* the Knight lost */
+	assert_int_equal(w->c->alliance_count, 1);
+	assert_int_equal(w->c->provinces[campaign_find_province(w->c, "Picardy")].owner, 1);
+}
+
+/* Invading a declared ally's province (no siege there) ends the alliance
+ * at once: everyone is told, and the invasion goes on as any other. */
+static void test_invading_an_ally_ends_it(void **state)
+{
+	struct world *w = *state;
+	assert_int_equal(load(w, "campaign = x\n"
+				 "dice = 6\n"
+				 "[start]\nalpha ally = beta\n"
+				 "[year 1450 campaign]\n"
+				 "sequence = alpha, beta, gamma\n"
+				 "[alpha]\nINVADE Picardy VIA Artois\n"
+				 "[beta]\nIF INVADED Picardy SIEGE\n"),
+			 0);
+	assert_int_equal(scenario_run(w->s, w->c, NULL, &w->log, &w->dl), SCENARIO_OK);
+	json_t *e = event_log_find(&w->log, "alliance_ended", 0);
+	assert_non_null(e);
+	assert_string_equal(json_string_value(json_object_get(e, "how")), "invaded");
+	assert_string_equal(json_string_value(json_object_get(e, "by")), "alpha");
+	assert_int_equal(event_log_count(&w->log, "invasion"), 1);
+	assert_int_equal(w->c->alliance_count, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +815,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_supply_permitted_no_roll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sally, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_besieged_stays, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alliance_move_and_supply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alliance_declared_and_ended, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relief, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invading_an_ally_ends_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_general_in_campaign_phase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exchange_reserve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_keep_going, setup, teardown),

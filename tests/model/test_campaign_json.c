@@ -196,6 +196,14 @@ static void test_round_trip(void **state)
 	c->settings.inviolate_passable = false;
 	c->players[1].movement_option = OPTION_ALLY;
 	c->settings.reminder_hours[2] = 1;
+	/* a declared alliance (rules 2.3), kept with the year it was made */
+	grow_array((void **)&c->alliances, &c->alliance_cap, 1, sizeof *c->alliances);
+	c->alliances[c->alliance_count++] = (struct alliance){.a = 0, .b = 1, .since_year = 1451};
+	json_t *doc = campaign_to_json(c);
+	assert_json_string(doc, "alliances[0].a", c->players[0].key);
+	assert_json_string(doc, "alliances[0].b", c->players[1].key);
+	assert_json_int(doc, "alliances[0].since_year", 1451);
+	json_decref(doc);
 	assert_round_trip(c);
 	campaign_free(c);
 }
@@ -269,9 +277,10 @@ static void test_from_json_errors(void **state)
 static bool derived(const char *key)
 {
 	/* "tag": a database written before tags has none; the default is made
-	 * from the name */
+	 * from the name; "alliances": a snapshot written before alliances has
+	 * none (and there were none) */
 	static const char *const keys[] = {"ap", "generals", "elements", "provinces_held",
-					   "total", "tag", NULL};
+					   "total", "tag", "alliances", NULL};
 	for (size_t i = 0; keys[i]; i++)
 		if (strcmp(key, keys[i]) == 0)
 			return true;

@@ -133,6 +133,14 @@ static void test_save_state(void **state)
 	struct campaign *play = load(s);
 	fixture_play_a_year(play);
 	fixture_play_a_year(c);
+	/* a declared alliance (schema step of the alliances table) */
+	struct campaign *both[] = {play, c};
+	for (size_t i = 0; i < 2; i++) {
+		grow_array((void **)&both[i]->alliances, &both[i]->alliance_cap, 1,
+			   sizeof *both[i]->alliances);
+		both[i]->alliances[both[i]->alliance_count++] =
+			(struct alliance){.a = 0, .b = 1, .since_year = 1451};
+	}
 	ok(store_save_state(s, play, &err), &err);
 	store_close(s);
 
@@ -149,6 +157,9 @@ static void test_save_state(void **state)
 	assert_int_equal(back->siege_count, 1);
 	assert_int_equal(back->sieges[0].province, 3);
 	assert_int_equal(back->sieges[0].last_round_year, 1451);
+	assert_int_equal(back->alliance_count, 1);
+	assert_int_equal(back->alliances[0].b, 1);
+	assert_int_equal(back->alliances[0].since_year, 1451);
 	assert_int_equal(back->players[0].movement_option, OPTION_INVADE);
 	assert_true(back->players[0].fought_this_year);
 	assert_int_equal(back->year, 1451);
@@ -158,6 +169,7 @@ static void test_save_state(void **state)
 	troops_free(&back->contingents[0].troops);
 	back->contingent_count = 0;
 	back->siege_count = 0;
+	back->alliance_count = 0;
 	back->players[1].status = PLAYER_LEFT;
 	back->players[1].overlord = NO_INDEX;
 	back->provinces[1].owner = NO_INDEX;
@@ -168,6 +180,7 @@ static void test_save_state(void **state)
 	assert_same_json(back, again);
 	assert_int_equal(again->contingent_count, 0);
 	assert_int_equal(again->siege_count, 0);
+	assert_int_equal(again->alliance_count, 0);
 	assert_int_equal(again->players[1].status, PLAYER_LEFT);
 	assert_int_equal(again->provinces[1].owner, NO_INDEX);
 	assert_int_equal(again->players[0].movement_option, OPTION_NONE);
@@ -760,8 +773,9 @@ static void test_migration_from_v1(void **state)
 	store_close(s);
 
 	/* A read-only open cannot upgrade it and says so. */
-	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err,
-		     "schema version 1 is older than 7");
+	char *older = xasprintf("schema version 1 is older than %d", STORE_SCHEMA_VERSION);
+	assert_error(store_open(sc->db, STORE_READONLY, &s, &err), STORE_VERSION, &err, older);
+	free(older);
 
 	s = test_store_open(sc->db);
 	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
@@ -896,9 +910,10 @@ static void test_refuses_unknown_files(void **state)
 
 	/* Written by a newer campaignd. */
 	set_user_version(sc->db, 99, NULL);
-	assert_error(store_open(sc->db, 0, &s, &err), STORE_VERSION, &err,
-		     "campaign.db: database schema version 99 is newer than this campaignd"
-		     " knows (7)");
+	char *newer = xasprintf("campaign.db: database schema version 99 is newer than this "
+				"campaignd knows (%d)", STORE_SCHEMA_VERSION);
+	assert_error(store_open(sc->db, 0, &s, &err), STORE_VERSION, &err, newer);
+	free(newer);
 	assert_null(s);
 
 	/* Some other program's database. */
