@@ -71,6 +71,14 @@ static void c_s_besieger(struct campaign *c) { c->sieges[0].besieger = 1; }
 static void c_s_rounds(struct campaign *c) { c->sieges[0].rounds_failed++; }
 static void c_s_last(struct campaign *c) { c->sieges[0].last_round_year++; }
 static void c_s_gone(struct campaign *c) { c->siege_count = 0; }
+static void c_a_made(struct campaign *c)
+{
+	grow_array((void **)&c->alliances, &c->alliance_cap, c->alliance_count + 1,
+		   sizeof *c->alliances);
+	c->alliances[c->alliance_count++] = (struct alliance){.a = 0, .b = 1, .since_year = c->year};
+}
+static void c_a_since(struct campaign *c) { c->alliances[0].since_year--; }
+static void c_a_gone(struct campaign *c) { c->alliance_count = 0; }
 
 static const struct change {
 	const char *what;
@@ -103,6 +111,9 @@ static const struct change {
 	{"siege rounds failed", c_s_rounds},
 	{"siege last round", c_s_last},
 	{"siege gone", c_s_gone},
+	{"alliance made", c_a_made},
+	{"alliance since", c_a_since},
+	{"alliance gone", c_a_gone},
 };
 
 static void test_every_saved_part_is_saved(void **state)
