@@ -483,6 +483,12 @@ void rules_set_phase(struct campaign *c, struct dice *d, struct event_log *log, 
  * indices into `order`; returns how many. Logs "sequence_of_play". */
 size_t rules_sequence_of_play(struct campaign *c, struct dice *d, struct event_log *log,
 			      int *order);
+/* 1.4 "... and determines a random sequence of play for the next year":
+ * the same shuffle, rolled at the end of a year's recruitment phase with
+ * that year's dice for the year `year_of_play` (purposes "sequence of play
+ * for <year> step ..."). Logs "next_sequence" {year_of_play, order}. */
+size_t rules_next_sequence_of_play(struct campaign *c, struct dice *d, struct event_log *log,
+				   int year_of_play, int *order);
 /* Start of the campaign phase of c->year: profound peace (from the second
  * year), options and battle flags cleared, returning contingents merged,
  * the sequence of play rolled into `order` (c->player_count ints). */

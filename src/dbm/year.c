@@ -42,6 +42,8 @@ json_t *year_state_to_json(const struct year_state *st, const struct campaign *c
 				"reminders_sent", (json_int_t)st->reminders_sent, "paused",
 				st->paused, "paused_left", (json_int_t)st->paused_left,
 				"resolutions", st->resolutions);
+	if (st->sequence_year)
+		json_object_set_new(doc, "sequence_year", json_integer(st->sequence_year));
 	json_object_set(doc, "pending", st->pending ? st->pending : json_null());
 	json_object_set(doc, "turn_events", st->turn_events ? st->turn_events : json_null());
 	return doc;
@@ -80,6 +82,7 @@ int year_state_from_json(struct year_state *st, const json_t *doc, const struct 
 	st->paused = json_is_true(json_object_get(doc, "paused"));
 	st->paused_left = json_integer_value(json_object_get(doc, "paused_left"));
 	st->resolutions = jint(doc, "resolutions", 0);
+	st->sequence_year = jint(doc, "sequence_year", 0);
 	json_t *pending = json_object_get(doc, "pending");
 	if (json_is_object(pending))
 		st->pending = json_deep_copy(pending);
