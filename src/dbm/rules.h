@@ -408,6 +408,14 @@ struct contingent_order {
 enum rules_status rules_contingent_check(const struct campaign *c,
 					 const struct contingent_order *o,
 					 struct rules_reason *why);
+/* The contingent a tributary ordered by its overlord sends when it chose
+ * none (rules 3.2 "Your tributaries must provide an allied contingent if
+ * you order them to"; 2.3 its composition; our default, doc/rules.md): its
+ * cheapest general but one (the field army keeps a general), then, in the
+ * order of its army list, as many of each other element of its field army
+ * as fit within 80 AP. Fills `troops` (list.count ints); false when its
+ * field army has a single general (no contingent can be made). */
+bool rules_contingent_default(const struct campaign *c, int owner, int *troops);
 /* The Ally option: detaches up to 80 AP with a general (the field army
  * keeps one: the C-in-C), moves it at most 2 stages (no forced march) with
  * storms and forced passage, and attaches it to the other field army.

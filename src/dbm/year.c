@@ -200,7 +200,9 @@ static bool decision_answered(struct year_run *r, int asked)
 	} else if (kind && strcmp(kind, "allies") == 0) {
 		const struct order *o;
 		int side = find_player(r->c, jstr(json_object_get(pd, "for"), pkey(r->c, asked)));
-		ok = year_ally_answer(&set, side, &o) >= 0;
+		/* ordered (rules 3.2): only troops answer, not a refusal */
+		ok = year_ally_answer(&set, side, &o) >=
+		     (year_tributary_ordered(r->st, r->c, asked) ? 1 : 0);
 	} else {
 		int mover = find_player(r->c, jstr(pd, "mover"));
 		const char *key = pkey(r->c, asked);
@@ -450,7 +452,12 @@ static void send_reminders(struct year_run *r)
 	for (size_t i = 0; i < n; i++) {
 		json_t *d = year_deadline_data(r);
 		json_object_set_new(d, "waiting_for", json_string(what));
-		json_object_set_new(d, "if_nothing", json_string(step_default(st)));
+		json_object_set_new(d, "if_nothing",
+				    json_string(year_tributary_ordered(st, r->c, who[i])
+							? "If nothing comes, the contingent you were "
+							  "told of is sent: you cannot refuse it (rules "
+							  "3.2)."
+							: step_default(st)));
 		json_object_set_new(d, "hours_left",
 				    json_integer((st->deadline - r->now + HOUR - 1) / HOUR));
 		char left[64];

@@ -26,7 +26,6 @@
 #include "engine/engine.h"
 #include "mail/transport.h"
 #include "store/store.h"
-#include "model/dice.h"
 #include "base/util.h"
 
 #define NOW 1800000000LL /* Fri 15 Jan 2027 08:00 UTC, 09:00 in Paris */
@@ -852,138 +851,6 @@ static void test_undo_and_the_diary(void **state)
 	}
 }
 
-/* ------------------------------------------- issue 14: the sequence in time */
-
-/* The place a sequence-of-play mail lists `nation` at ("  2. France"), 0 if
- * it does not. */
-static int listed_place(const char *text, const char *nation)
-{
-	for (int place = 1; place <= 9; place++) {
-		char line[64];
-		snprintf(line, sizeof line, "\n  %d. %s\n", place, nation);
-		if (strstr(text, line))
-			return place;
-	}
-	return 0;
-}
-
-/* Rules 1.2 and 1.4: the first year's sequence is rolled when play starts,
- * the next year's when the recruitment phase ends, with the dice of the
- * year that ends (committed to before, revealed in its diary); each player
- * is told his place; the next year's dice are committed to before any of
- * them is rolled. */
-static void test_sequence_known_in_time(void **state)
-{
-	struct test_engine *f = *state;
-	start(f, NOW);
-	char *text = NULL;
-	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 The sequence of play", &text), 1);
-	assert_has(text, "The sequence of play for 1450, rolled before play starts:\n");
-	assert_int_equal(listed_place(text, "Burgundy"), 1);
-	assert_has(text, "\nYou play 1 of 2 in 1450.\nYour turn begins now.\n");
-	free(text);
-	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The sequence of play", &text), 1);
-	assert_int_equal(listed_place(text, "France"), 2);
-	assert_has(text, "\nYou play 2 of 2 in 1450.\n\n");
-	free(text);
-	/* the organiser has the list, no place of his own */
-	assert_int_equal(mails(f, "organiser@example.org", "1450 \u00b7 The sequence of play",
-			       &text), 1);
-	assert_int_equal(listed_place(text, "France"), 2);
-	assert_has_not(text, "You play");
-	free(text);
-
-	free(orders(f, "burgundy", "NO MOVE\n", NOW + HOUR));
-	free(orders(f, "france", "NO MOVE\n", NOW + 2 * HOUR));
-	struct campaign *c = campaign(f);
-	bool recruiting = c->year == 1450;
-	campaign_free(c);
-	if (recruiting) {
-		free(orders(f, "burgundy", "NO MOVE\n", NOW + 3 * HOUR));
-		free(orders(f, "france", "NO MOVE\n", NOW + 3 * HOUR));
-	}
-	c = campaign(f);
-	assert_int_equal(c->year, 1451);
-	campaign_free(c);
-
-	/* the 1450 diary, then each player's place in 1451, in that order */
-	const char *const to[] = {BURGUNDY, FRANCE};
-	const char *const nation[] = {"Burgundy", "France"};
-	int places[2] = {0, 0};
-	char *diary = NULL;
-	for (size_t k = 0; k < 2; k++) {
-		size_t diary_at = n_inbox, sequence_at = n_inbox;
-		for (size_t i = 0; i < n_inbox; i++) {
-			if (strcmp(inbox[i].to, to[k]))
-				continue;
-			if (strstr(inbox[i].subject, "1450 \u00b7 The year's diary"))
-				diary_at = i;
-			if (strstr(inbox[i].subject, "1451 \u00b7 The sequence of play"))
-				sequence_at = i;
-		}
-		assert_true(diary_at < sequence_at && sequence_at < n_inbox);
-		text = inbox[sequence_at].text;
-		assert_has(text, "The sequence of play for 1451, rolled at the end of 1450 with\n"
-				 "the dice of 1450 (their seed is in the diary of 1450):\n");
-		places[k] = listed_place(text, nation[k]);
-		char line[64];
-		snprintf(line, sizeof line, "\nYou play %d of 2 in 1451.\n", places[k]);
-		assert_has(text, line);
-		if (!diary)
-			diary = xstrdup(inbox[diary_at].text);
-	}
-	assert_true(places[0] + places[1] == 3);
-
-	/* the 1450 diary tells the order of 1451 and the rolls that drew it,
-	 * and reveals the seed they can be checked with */
-	char line[128];
-	snprintf(line, sizeof line, "\n  1. %s\n", nation[places[0] == 1 ? 0 : 1]);
-	assert_has(diary, "The order of play for 1451, rolled as 1450 ended (with the dice\n"
-			  "of 1450)\n");
-	assert_has(diary, line);
-	struct store_dice_year y1450, y1451;
-	assert_int_equal(store_dice_year_get(f->store, 1450, &y1450, NULL), STORE_OK);
-	assert_true(y1450.revealed);
-	assert_has(diary, y1450.seed_hex);
-	/* two players: one die, odd puts France first (doc/dice.md) */
-	json_t *events = NULL;
-	assert_int_equal(store_events(f->store, 1450, &events, NULL), STORE_OK);
-	size_t i;
-	json_t *ev;
-	int die = 0;
-	json_int_t counter = 0;
-	json_array_foreach(events, i, ev) {
-		const char *purpose = json_string_value(json_object_get(ev, "purpose"));
-		if (purpose && !strcmp(purpose, "sequence of play for 1451 step 1 of 2 try 1 die 1")) {
-			die = (int)json_integer_value(json_object_get(ev, "value"));
-			counter = json_integer_value(json_object_get(ev, "counter"));
-			assert_string_equal(json_string_value(json_object_get(ev, "phase")),
-					    "recruitment");
-		}
-	}
-	json_decref(events);
-	assert_true(die >= 1 && die <= 6);
-	unsigned char seed[32];
-	assert_true(dice_seed_from_hex(y1450.seed_hex, seed));
-	assert_true(dice_verify(seed, 1450, "recruitment",
-				"sequence of play for 1451 step 1 of 2 try 1 die 1",
-				(unsigned long)counter, die));
-	assert_int_equal(places[1], die % 2 ? 1 : 2);
-	snprintf(line, sizeof line, "#%d (recruitment) sequence of play for 1451 step 1 of 2 try 1 "
-		 "die 1: %d", (int)counter, die);
-	assert_has(diary, line);
-	free(diary);
-
-	/* the dice of 1451: committed to in the mail, none rolled yet */
-	assert_int_equal(store_dice_year_get(f->store, 1451, &y1451, NULL), STORE_OK);
-	assert_false(y1451.revealed);
-	assert_int_equal(y1451.counter, 0);
-	assert_int_equal(mails(f, FRANCE, "1451 \u00b7 The sequence of play", &text), 1);
-	assert_has(text, y1451.commitment);
-	assert_has(text, "committed to by this SHA-256 before any of them\nis rolled:\n");
-	free(text);
-}
-
 /* ---------------------------------------------------------------- item 9 */
 
 /* IF INVADED ANY BATTLE, from Paris, where France holds Hainaut four stages
@@ -1026,7 +893,6 @@ int main(void)
 		T(test_standing_order_cost, setup_far),
 		T(test_retreat_with_only_the_forbidden_province, setup),
 		T(test_undo_and_the_diary, setup),
-		T(test_sequence_known_in_time, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
