@@ -172,8 +172,9 @@ static bool same_slot(const struct order *a, const struct order *b)
 	switch (ka) {
 	case ORDER_IF_INVADED:
 		return a->province == b->province;
-	case ORDER_CONTINGENT_FOR:
 	case ORDER_CONTINGENT_FROM:
+		return a->target == b->target && a->for_player == b->for_player;
+	case ORDER_CONTINGENT_FOR:
 	case ORDER_ACCEPT_TRIBUTARY:
 	case ORDER_RENOUNCE:
 		return a->target == b->target;

@@ -303,17 +303,15 @@ static void send_ordered_default(struct year_run *r, const struct tributary_call
 	order_free(&o);
 }
 
-/* Rules 3.2 before a battle: `ally`, called by `side` with a standing
- * CONTINGENT FROM, sends its chosen contingent (CONTINGENT FOR side), or
- * is asked (added to `asked`/`sides`/`ordered`) with a deadline and the
- * default. Returns false when `side` did not order it. */
-static bool ordered_ally(struct year_run *r, int ally, int side, json_t *asked, json_t *sides,
-			 json_t *ordered)
+/* Rules 3.2 before a battle: the sender `call` names, ordered to send
+ * `side` a contingent, sends its chosen one (CONTINGENT FOR side), or is
+ * asked (added to `asked`/`sides`/`ordered`) with a deadline and the
+ * default. */
+static void ordered_ally(struct year_run *r, const struct tributary_call *call_in, int side,
+			 json_t *asked, json_t *sides, json_t *ordered)
 {
 	struct campaign *c = r->c;
-	struct tributary_call call;
-	if (!year_tributary_called(r, ally, side, &call))
-		return true;
+	struct tributary_call call = *call_in;
 	struct order_set set;
 	year_load_orders(r, call.sender, &set);
 	const struct order *o;
@@ -325,7 +323,6 @@ static bool ordered_ally(struct year_run *r, int ally, int side, json_t *asked, 
 		json_object_set_new(ordered, pkey(c, call.sender), json_string(pkey(c, call.orderer)));
 	}
 	orders_set_free(&set);
-	return true;
 }
 
 /* A player who agreed in advance to help `side` (o: his standing
@@ -370,7 +367,7 @@ static void call_allies(struct year_run *r, int attacker, int defender, int prov
 			bool tributary = ally_of(c, (int)a, side, enemy);
 			struct tributary_call call;
 			if (tributary && year_tributary_called(r, (int)a, side, &call)) {
-				ordered_ally(r, (int)a, side, asked, sides, ordered);
+				ordered_ally(r, &call, side, asked, sides, ordered);
 				continue;
 			}
 			if (!tributary && !may_volunteer(c, (int)a, side, enemy))
