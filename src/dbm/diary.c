@@ -618,6 +618,8 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 		.battle_prestige = json_object(),
 		.province_prestige = json_object(),
 	};
+	json_t *next_sequence = json_array();
+	int next_year = 0;
 	json_t *sequence = json_array(), *battles = json_array(), *sieges = json_array(),
 	       *captures = json_array(), *foreword = json_array(), *afterword = json_array();
 	json_t *winners = NULL;
@@ -649,19 +651,27 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 					  json_object_get(ev, "rule")));
 			goto comments;
 		}
-		if (strcmp(kind, "sequence_of_play") == 0) {
-			json_array_clear(sequence);
-			json_array_clear(b.turns);
-			b.current_turn = NULL;
+		/* next_sequence (1.4): the next year's order, determined as
+		 * this year ends */
+		bool next = strcmp(kind, "next_sequence") == 0;
+		if (next || strcmp(kind, "sequence_of_play") == 0) {
+			json_t *into = next ? next_sequence : sequence;
+			json_array_clear(into);
+			if (next)
+				next_year = (int)json_integer_value(json_object_get(ev, "year_of_play"));
+			else
+				json_array_clear(b.turns);
+			b.current_turn = next ? b.current_turn : NULL;
 			size_t k;
 			json_t *key;
 			json_array_foreach(json_object_get(ev, "order"), k, key) {
 				json_t *ref = player_ref_by_key(c, json_string_value(key));
 				json_object_set_new(ref, "place", json_integer((json_int_t)k + 1));
-				json_array_append(sequence, ref);
-				json_array_append_new(b.turns,
-						      json_pack("{s:o, s:I, s:[]}", "player", ref,
-								"place", (json_int_t)k + 1, "events"));
+				json_array_append_new(into, ref);
+				if (!next)
+					json_array_append_new(b.turns,
+							      json_pack("{s:O, s:I, s:[]}", "player", ref,
+									"place", (json_int_t)k + 1, "events"));
 			}
 			goto comments;
 		}
@@ -766,6 +776,8 @@ comments:
 	json_object_set_new(doc, "first_year", json_boolean(year == c->start_year));
 	json_object_set_new(doc, "has_events", json_boolean(count > 0));
 	json_object_set_new(doc, "sequence", sequence);
+	json_object_set_new(doc, "next_sequence", next_sequence);
+	json_object_set_new(doc, "next_year", next_year ? json_integer(next_year) : json_null());
 	json_object_set_new(doc, "prelude", b.prelude);
 	json_object_set_new(doc, "turns", b.turns);
 	json_object_set_new(doc, "recruitment", b.recruitment);
@@ -778,7 +790,8 @@ comments:
 	json_object_set_new(doc, "rolls", b.rolls);
 	/* Templates test these rather than {{#list.0}}, which would push the
 	 * first item onto the context stack for the whole section. */
-	static const char *const lists[] = {"sequence", "prelude", "turns", "recruitment",
+	static const char *const lists[] = {"sequence", "next_sequence", "prelude", "turns",
+					    "recruitment",
 					    "ending", "foreword", "afterword", "rolls",
 					    "battles", "sieges", "captures", NULL};
 	for (size_t i = 0; lists[i]; i++) {

@@ -46,6 +46,9 @@ enum order_kind {
 	ORDER_RECALL_CONTINGENTS, ORDER_IF_INVADED, ORDER_IN_STORM,
 	ORDER_ALLOW_PASSAGE, ORDER_DENY_PASSAGE, ORDER_ALLOW_SUPPLY, ORDER_DENY_SUPPLY,
 	ORDER_ANSWER_ALLIES, ORDER_CONTINGENT_FOR, ORDER_LOSSES_FIRST, ORDER_RETREAT_PREFER,
+	/* an overlord's call on a tributary for a contingent, or a tributary's
+	 * on its own for a substitute (rules 3.2) */
+	ORDER_CONTINGENT_FROM,
 	/* recruitment (rules 3.1) */
 	ORDER_RECRUIT, ORDER_DISMISS, ORDER_RETRIEVE_GENERAL,
 	/* setting up by mail, before the campaign starts (rules 1.3) */
@@ -103,6 +106,7 @@ struct order {
 	int province;      /* destination, IF INVADED province, BATTLE AT, ...; ORDERS_ANY */
 	int target;        /* player argument (ally, tributary, battle side); ORDERS_ANY = ALL */
 	int retreat_to;    /* IF INVADED ... RETREAT TO */
+	int for_player;    /* CONTINGENT FROM ... FOR: the overlord a substitute is for */
 	enum order_choice choice;
 	int count;         /* RECRUIT/DISMISS/DESTROYED/FLED/WITHDRAWN n; EXTEND hours */
 	int type;          /* element type: in the own list, or in target's for battle lines */

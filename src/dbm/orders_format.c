@@ -125,6 +125,15 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 		strbuf_printf(&sb, " %s WITH ", orders_player_key(c, o->target));
 		put_items(&sb, o, c, player, true);
 		break;
+	case ORDER_CONTINGENT_FROM:
+		strbuf_printf(&sb, " %s", orders_player_key(c, o->target));
+		if (o->for_player >= 0)
+			strbuf_printf(&sb, " FOR %s", orders_player_key(c, o->for_player));
+		if (o->item_count) {
+			strbuf_puts(&sb, " WITH ");
+			put_items(&sb, o, c, o->target, true);
+		}
+		break;
 	case ORDER_IF_INVADED:
 		strbuf_putc(&sb, ' ');
 		put_name(&sb, orders_province_name(c, o->province));
@@ -496,6 +505,28 @@ static void ally_invade_notes(const struct order *o, const struct campaign *c, i
 		     "is told)", orders_player_nation(c, owner));
 }
 
+/* CONTINGENT FROM (rules 3.2): what happens, said to the overlord. */
+static void contingent_from_notes(const struct order *o, const struct campaign *c, int player,
+				  json_t *notes)
+{
+	const char *t = orders_player_nation(c, o->target);
+	int to = o->for_player >= 0 ? o->for_player : player;
+	note(notes, "%s is told now: it must send a contingent to %s before each battle %s "
+	     "fights, as long as this order stands; it cannot refuse (rules 3.2)", t,
+	     orders_player_nation(c, to), orders_player_nation(c, to));
+	if (o->item_count)
+		note(notes, "%s may choose other troops (CONTINGENT FOR, at most 80 AP with a "
+		     "general); if it does not answer by the deadline, the troops named here go",
+		     t);
+	else
+		note(notes, "%s chooses the troops (at most 80 AP with a general); if it does not "
+		     "answer by the deadline, its cheapest general and troops of its list up to "
+		     "80 AP go", t);
+	if (o->for_player >= 0)
+		note(notes, "a substitute: when %s calls on you, %s's contingent goes instead of "
+		     "yours", orders_player_nation(c, o->for_player), t);
+}
+
 static void cost_notes(const struct order *o, const struct campaign *c, int player, int *spent,
 		       json_t *notes)
 {
@@ -509,6 +540,9 @@ static void cost_notes(const struct order *o, const struct campaign *c, int play
 		move_notes(o, c, player, notes);
 		if (o->kind == ORDER_INVADE)
 			ally_invade_notes(o, c, player, notes);
+		break;
+	case ORDER_CONTINGENT_FROM:
+		contingent_from_notes(o, c, player, notes);
 		break;
 	case ORDER_SEND_CONTINGENT:
 	case ORDER_CONTINGENT_FOR: {

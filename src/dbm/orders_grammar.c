@@ -156,6 +156,23 @@ static void parse_contingent_for(struct parser *p)
 	orders_expect_end(p, "the contingent");
 }
 
+/* CONTINGENT FROM <tributary> [FOR <overlord>] [WITH <n> <element>, ...]
+ * (rules 3.2): the troops are the tributary's. */
+static void parse_contingent_from(struct parser *p)
+{
+	static const char *const stops[] = {"FOR", "WITH", NULL};
+	static const char *const with[] = {"WITH", NULL};
+	orders_require_player(p);
+	p->o->target = orders_match_player(p, stops, false);
+	if (!orders_failed(p) && orders_accept(p, "FOR"))
+		p->o->for_player = orders_match_player(p, with, false);
+	if (orders_failed(p))
+		return;
+	if (orders_accept(p, "WITH"))
+		orders_read_items(p, p->o->target, NULL);
+	orders_expect_end(p, "the contingent");
+}
+
 static void parse_if_invaded(struct parser *p)
 {
 	static const char *const stops[] = {"BATTLE", "SIEGE", "RETREAT", "THEN", NULL};
@@ -490,6 +507,7 @@ static const struct keyword keywords[] = {
 	{"DENY SUPPLY", ORDER_DENY_SUPPLY, parse_permission, 0},
 	{"ANSWER ALLIES", ORDER_ANSWER_ALLIES, parse_answer_allies, 0},
 	{"CONTINGENT FOR", ORDER_CONTINGENT_FOR, parse_contingent_for, 0},
+	{"CONTINGENT FROM", ORDER_CONTINGENT_FROM, parse_contingent_from, 0},
 	{"LOSSES FIRST", ORDER_LOSSES_FIRST, parse_losses_first, 0},
 	{"RETREAT PREFER", ORDER_RETREAT_PREFER, parse_retreat_prefer, 0},
 	{"RECRUIT", ORDER_RECRUIT, parse_count_label, 0},

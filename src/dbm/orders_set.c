@@ -23,6 +23,7 @@ static void order_init(struct order *o)
 {
 	memset(o, 0, sizeof *o);
 	o->province = o->target = o->retreat_to = o->type = o->battle = -1;
+	o->for_player = -1;
 }
 
 struct order *orders_set_add(struct order_set *set)
@@ -171,6 +172,8 @@ static bool same_slot(const struct order *a, const struct order *b)
 	switch (ka) {
 	case ORDER_IF_INVADED:
 		return a->province == b->province;
+	case ORDER_CONTINGENT_FROM:
+		return a->target == b->target && a->for_player == b->for_player;
 	case ORDER_CONTINGENT_FOR:
 	case ORDER_ACCEPT_TRIBUTARY:
 	case ORDER_RENOUNCE:

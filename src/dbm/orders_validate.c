@@ -111,6 +111,51 @@ static void validate_route(struct order *o, const struct campaign *c, int player
 	}
 }
 
+/* CONTINGENT FROM (rules 3.2): `player`'s direct tributary, FOR his own
+ * overlord when a substitute; the troops named must make a contingent of
+ * the tributary's field army as it stands (at most 80 AP, a general, the
+ * C-in-C stays). */
+static void validate_contingent_from(struct order *o, const struct campaign *c, int player)
+{
+	int t = o->target, overlord = c->players[player].overlord;
+	if (t < 0 || c->players[t].status != PLAYER_ACTIVE || c->players[t].overlord != player) {
+		reject(o, "%s is not your tributary: CONTINGENT FROM calls on a tributary of yours "
+		       "(rules 3.2)", orders_player_nation(c, t));
+		return;
+	}
+	if (o->for_player >= 0 && o->for_player != overlord) {
+		if (overlord < 0)
+			reject(o, "you have no overlord: a substitute contingent is for your overlord");
+		else
+			reject(o, "a substitute contingent is for your overlord, %s",
+			       orders_player_nation(c, overlord));
+		return;
+	}
+	const struct player *pl = &c->players[t];
+	int half_ap = 0, generals = 0, cinc = orders_cinc_type(pl);
+	int *wanted = xcalloc(pl->list.count + 1, sizeof *wanted);
+	for (size_t i = 0; i < o->item_count; i++) {
+		const struct element_type *e = &pl->list.types[o->items[i].type];
+		half_ap += o->items[i].count * e->cost_half_ap;
+		generals += e->general ? o->items[i].count : 0;
+		wanted[o->items[i].type] += o->items[i].count;
+	}
+	for (size_t i = 0; i < pl->list.count; i++) {
+		int available = (pl->field.count ? pl->field.count[i] : 0) - ((int)i == cinc);
+		if (wanted[i] > available)
+			reject(o, "%s has only %d %s to send (its C-in-C stays with its field army)",
+			       orders_player_nation(c, t), available < 0 ? 0 : available,
+			       pl->list.types[i].label);
+	}
+	free(wanted);
+	char buf[16];
+	if (o->item_count && half_ap > ORDERS_CONTINGENT_MAX_HALF_AP)
+		reject(o, "a contingent is at most 80 AP; this one is %s AP",
+		       half_ap_format(half_ap, buf));
+	else if (o->item_count && !generals)
+		reject(o, "a contingent must include a general");
+}
+
 static void validate_contingent(struct order *o, const struct campaign *c, int player,
 				int *committed)
 {
@@ -435,6 +480,9 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 		break;
 	case ORDER_CONTINGENT_FOR:
 		validate_contingent(o, c, player, NULL);
+		break;
+	case ORDER_CONTINGENT_FROM:
+		validate_contingent_from(o, c, player);
 		break;
 	case ORDER_SALLY: {
 		bool besieged = false;

@@ -432,6 +432,14 @@ struct contingent_order {
 enum rules_status rules_contingent_check(const struct campaign *c,
 					 const struct contingent_order *o,
 					 struct rules_reason *why);
+/* The contingent a tributary ordered by its overlord sends when it chose
+ * none (rules 3.2 "Your tributaries must provide an allied contingent if
+ * you order them to"; 2.3 its composition; our default, doc/rules.md): its
+ * cheapest general but one (the field army keeps a general), then, in the
+ * order of its army list, as many of each other element of its field army
+ * as fit within 80 AP. Fills `troops` (list.count ints); false when its
+ * field army has a single general (no contingent can be made). */
+bool rules_contingent_default(const struct campaign *c, int owner, int *troops);
 /* The Ally option: detaches up to 80 AP with a general (the field army
  * keeps one: the C-in-C), moves it at most 2 stages (no forced march) with
  * storms and forced passage, and attaches it to the other field army.
@@ -507,6 +515,12 @@ void rules_set_phase(struct campaign *c, struct dice *d, struct event_log *log, 
  * indices into `order`; returns how many. Logs "sequence_of_play". */
 size_t rules_sequence_of_play(struct campaign *c, struct dice *d, struct event_log *log,
 			      int *order);
+/* 1.4 "... and determines a random sequence of play for the next year":
+ * the same shuffle, rolled at the end of a year's recruitment phase with
+ * that year's dice for the year `year_of_play` (purposes "sequence of play
+ * for <year> step ..."). Logs "next_sequence" {year_of_play, order}. */
+size_t rules_next_sequence_of_play(struct campaign *c, struct dice *d, struct event_log *log,
+				   int year_of_play, int *order);
 /* Start of the campaign phase of c->year: profound peace (from the second
  * year), options and battle flags cleared, returning contingents merged,
  * the sequence of play rolled into `order` (c->player_count ints). */

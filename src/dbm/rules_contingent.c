@@ -97,6 +97,34 @@ enum rules_status rules_contingent_check(const struct campaign *c,
 	return st;
 }
 
+bool rules_contingent_default(const struct campaign *c, int owner, int *troops)
+{
+	const struct player *p = &c->players[owner];
+	const struct army_list *l = &p->list;
+	memset(troops, 0, l->count * sizeof *troops);
+	if (!p->field.count || troops_generals(l, &p->field) < 2)
+		return false;
+	int general = -1;
+	for (size_t i = 0; i < l->count; i++)
+		if (l->types[i].general && p->field.count[i] > 0 &&
+		    (general < 0 || l->types[i].cost_half_ap < l->types[general].cost_half_ap))
+			general = (int)i;
+	if (general < 0 || l->types[general].cost_half_ap > RULES_CONTINGENT_MAX_HALF_AP)
+		return false;
+	troops[general] = 1;
+	int value = l->types[general].cost_half_ap;
+	for (size_t i = 0; i < l->count; i++) {
+		if (l->types[i].general || l->types[i].cost_half_ap <= 0)
+			continue;
+		while (troops[i] < p->field.count[i] &&
+		       value + l->types[i].cost_half_ap <= RULES_CONTINGENT_MAX_HALF_AP) {
+			troops[i]++;
+			value += l->types[i].cost_half_ap;
+		}
+	}
+	return true;
+}
+
 enum rules_status rules_contingent_send(struct campaign *c, const struct contingent_order *o,
 					struct dice *d, struct event_log *log, int *index,
 					struct rules_reason *why)

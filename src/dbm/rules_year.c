@@ -20,7 +20,7 @@ void rules_set_phase(struct campaign *c, struct dice *d, struct event_log *log, 
 /* A uniform choice among `m` (>= 1) by dice: q dice make a base-6 number
  * below 6^q >= m; a number at or above the largest multiple of m below 6^q
  * is thrown away and the dice rolled again. */
-static int uniform_choice(struct dice *d, struct event_log *log, int m, int step)
+static int uniform_choice(struct dice *d, struct event_log *log, int m, int step, int for_year)
 {
 	if (m <= 1)
 		return 0;
@@ -34,8 +34,11 @@ static int uniform_choice(struct dice *d, struct event_log *log, int m, int step
 	for (int attempt = 1;; attempt++) {
 		long long v = 0;
 		for (int k = 0; k < q; k++) {
-			char *purpose = xasprintf("sequence of play step %d of %d try %d die %d", step,
-						  m, attempt, k + 1);
+			char *purpose =
+				for_year ? xasprintf("sequence of play for %d step %d of %d try %d die %d",
+						     for_year, step, m, attempt, k + 1)
+					 : xasprintf("sequence of play step %d of %d try %d die %d", step,
+						     m, attempt, k + 1);
 			v = v * 6 + (dice_roll(d, log, RULE_GAME_YEAR, purpose) - 1);
 			free(purpose);
 		}
@@ -44,8 +47,10 @@ static int uniform_choice(struct dice *d, struct event_log *log, int m, int step
 	}
 }
 
-size_t rules_sequence_of_play(struct campaign *c, struct dice *d, struct event_log *log,
-			      int *order)
+/* The active players shuffled into `order`; `for_year` (0: the year being
+ * played) names the year of play in the rolls' purpose. */
+static size_t shuffle_players(const struct campaign *c, struct dice *d, struct event_log *log,
+			      int *order, int for_year)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < c->player_count; i++)
@@ -53,15 +58,37 @@ size_t rules_sequence_of_play(struct campaign *c, struct dice *d, struct event_l
 			order[n++] = (int)i;
 	/* Fisher-Yates from the last place down: place i gets one of 0..i. */
 	for (size_t i = n; i-- > 1;) {
-		int j = uniform_choice(d, log, (int)i + 1, (int)(n - i));
+		int j = uniform_choice(d, log, (int)i + 1, (int)(n - i), for_year);
 		int tmp = order[i];
 		order[i] = order[j];
 		order[j] = tmp;
 	}
+	return n;
+}
+
+static json_t *player_keys(const struct campaign *c, const int *order, size_t n)
+{
 	json_t *keys = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(keys, json_string(rules_player_key(c, order[i])));
-	event_emit(log, "sequence_of_play", RULE_GAME_YEAR, "{s:o}", "order", keys);
+	return keys;
+}
+
+size_t rules_sequence_of_play(struct campaign *c, struct dice *d, struct event_log *log,
+			      int *order)
+{
+	size_t n = shuffle_players(c, d, log, order, 0);
+	event_emit(log, "sequence_of_play", RULE_GAME_YEAR, "{s:o}", "order",
+		   player_keys(c, order, n));
+	return n;
+}
+
+size_t rules_next_sequence_of_play(struct campaign *c, struct dice *d, struct event_log *log,
+				   int year_of_play, int *order)
+{
+	size_t n = shuffle_players(c, d, log, order, year_of_play);
+	event_emit(log, "next_sequence", RULE_GAME_YEAR, "{s:i, s:o}", "year_of_play",
+		   year_of_play, "order", player_keys(c, order, n));
 	return n;
 }
 

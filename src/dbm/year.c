@@ -42,6 +42,8 @@ json_t *year_state_to_json(const struct year_state *st, const struct campaign *c
 				"reminders_sent", (json_int_t)st->reminders_sent, "paused",
 				st->paused, "paused_left", (json_int_t)st->paused_left,
 				"resolutions", st->resolutions);
+	if (st->sequence_year)
+		json_object_set_new(doc, "sequence_year", json_integer(st->sequence_year));
 	json_object_set(doc, "pending", st->pending ? st->pending : json_null());
 	json_object_set(doc, "turn_events", st->turn_events ? st->turn_events : json_null());
 	return doc;
@@ -80,6 +82,7 @@ int year_state_from_json(struct year_state *st, const json_t *doc, const struct 
 	st->paused = json_is_true(json_object_get(doc, "paused"));
 	st->paused_left = json_integer_value(json_object_get(doc, "paused_left"));
 	st->resolutions = jint(doc, "resolutions", 0);
+	st->sequence_year = jint(doc, "sequence_year", 0);
 	json_t *pending = json_object_get(doc, "pending");
 	if (json_is_object(pending))
 		st->pending = json_deep_copy(pending);
@@ -197,7 +200,9 @@ static bool decision_answered(struct year_run *r, int asked)
 	} else if (kind && strcmp(kind, "allies") == 0) {
 		const struct order *o;
 		int side = find_player(r->c, jstr(json_object_get(pd, "for"), pkey(r->c, asked)));
-		ok = year_ally_answer(&set, side, &o) >= 0;
+		/* ordered (rules 3.2): only troops answer, not a refusal */
+		ok = year_ally_answer(&set, side, &o) >=
+		     (year_tributary_ordered(r->st, r->c, asked) ? 1 : 0);
 	} else {
 		int mover = find_player(r->c, jstr(pd, "mover"));
 		const char *key = pkey(r->c, asked);
@@ -447,7 +452,12 @@ static void send_reminders(struct year_run *r)
 	for (size_t i = 0; i < n; i++) {
 		json_t *d = year_deadline_data(r);
 		json_object_set_new(d, "waiting_for", json_string(what));
-		json_object_set_new(d, "if_nothing", json_string(step_default(st)));
+		json_object_set_new(d, "if_nothing",
+				    json_string(year_tributary_ordered(st, r->c, who[i])
+							? "If nothing comes, the contingent you were "
+							  "told of is sent: you cannot refuse it (rules "
+							  "3.2)."
+							: step_default(st)));
 		json_object_set_new(d, "hours_left",
 				    json_integer((st->deadline - r->now + HOUR - 1) / HOUR));
 		char left[64];

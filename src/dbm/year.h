@@ -47,6 +47,9 @@ struct year_state {
 	int *sequence;          /* players in the order of play (indices) */
 	size_t sequence_len;
 	size_t turn;            /* index in sequence of the current turn */
+	int sequence_year;      /* the year `sequence` was rolled for when it was
+				 * rolled ahead (at the end of the year before,
+				 * rules 1.4); 0 when it is the current year's */
 	int64_t deadline;       /* when the step's deadline falls; 0 = none (the
 				 * step waits for the organiser) */
 	unsigned reminders_sent; /* bit i: settings.reminder_hours[i] was sent */
@@ -86,10 +89,12 @@ struct year_io {
 	const char *(*new_year_dice)(void *ctx, int year);
 	/* The year is over: its seed may be revealed. */
 	void (*reveal_dice)(void *ctx, int year);
-	/* Optional (NULL in the daemon). A fixed sequence of play for the year
-	 * that begins (campaignctl simulate's "sequence ="): fills `order`
-	 * (room for every player) and returns its length, having logged it;
-	 * 0: the sequence is rolled. Called after the year's beginning. */
+	/* Optional (NULL in the daemon). A fixed sequence of play for `year`
+	 * (campaignctl simulate's "sequence ="): fills `order` (room for every
+	 * player) and returns its length; 0: the sequence is rolled. Called
+	 * where the sequence would be rolled: for the first year when play
+	 * starts, for the next at the end of the year before, once its
+	 * campaign phase may begin (phase_may_begin). */
 	size_t (*fixed_sequence)(void *ctx, int year, int *order);
 	/* Optional (NULL in the daemon: always). May the phase (year, phase)
 	 * begin now? A script that ends (campaignctl simulate) says no after
@@ -127,7 +132,9 @@ void year_run_free(struct year_run *r);
 
 /* The organiser starts the campaign: year c->year's campaign phase begins
  * (orders sent before the start are carried over), the sequence of play is
- * rolled and announced, and the first turn starts (or is resolved at once if
+ * rolled and announced (each player his place, the organiser the list; a
+ * later year's is rolled at the end of the year before and announced when
+ * the year begins, right after the diary), and the first turn starts (or is resolved at once if
  * its orders are in). Returns 0, or -1 with a reason if already started. */
 int year_start(struct year_run *r, char *why, size_t why_size);
 

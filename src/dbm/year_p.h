@@ -67,6 +67,33 @@ static inline bool active(const struct campaign *c, int p)
 void year_say(char *why, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* ---------------------------------------------------------------- tributaries on call (year_tributary.c) */
+
+/* Rules 3.2: who sends the contingent a tributary owes its overlord, and on
+ * whose order (the overlord, or the tributary itself for a substitute). */
+struct tributary_call {
+	int sender, orderer;
+};
+/* True when `side` has a standing CONTINGENT FOR `ally`, its direct
+ * tributary; *call says who sends: `ally`, or the tributary of `ally` its
+ * standing CONTINGENT FROM ... FOR side names. */
+bool year_tributary_called(struct year_run *r, int ally, int side, struct tributary_call *call);
+/* The contingent sent when the sender chose none (silence, ANSWER ALLIES
+ * NO): the troops the order named, else rules_contingent_default; as a
+ * CONTINGENT FOR side order in *out (order_free it). False when none can
+ * be made. */
+bool year_tributary_default(struct year_run *r, const struct tributary_call *call, int side,
+			    struct order *out);
+/* Those troops in words ("1 Captain, 4 Spearmen"). Caller frees. */
+char *year_tributary_default_text(struct year_run *r, const struct tributary_call *call,
+				  int side);
+/* True while `player` is asked, in the current decision, for a contingent
+ * he was ordered to send (he cannot refuse). */
+bool year_tributary_ordered(const struct year_state *st, const struct campaign *c, int player);
+/* A CONTINGENT FROM order was received from `player`: the tributary it
+ * names is mailed what it must do (template "relations"). */
+void year_tributary_order_received(struct year_run *r, int player, const struct order *o);
+
 /* ---------------------------------------------------------------- runs, mails (year_common.c) */
 
 /* Queues a mail request; `to` is a player index, or NO_INDEX for everyone.

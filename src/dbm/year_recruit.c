@@ -258,6 +258,62 @@ static void apply_recruitment(struct year_run *r, int p)
 
 static bool finish_year(struct year_run *r, int year);
 
+/* The sequence of play of c->year (the year about to begin), rolled at the
+ * end of the year before with its dice, or the scenario's fixed one; kept
+ * in the state until the year begins. */
+static void roll_next_sequence(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	struct year_state *st = r->st;
+	int *order = xcalloc(c->player_count + 1, sizeof *order);
+	size_t n = 0;
+	if (r->io->fixed_sequence)
+		n = r->io->fixed_sequence(r->io->ctx, c->year, order);
+	if (n) {
+		json_t *keys = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(keys, json_string(pkey(c, order[i])));
+		event_emit(r->log, "next_sequence", RULE_GAME_YEAR, "{s:i, s:o, s:b}",
+			   "year_of_play", c->year, "order", keys, "fixed", 1);
+	} else {
+		n = rules_next_sequence_of_play(c, r->dice, r->log, c->year, order);
+	}
+	free(st->sequence);
+	st->sequence = order;
+	st->sequence_len = n;
+	st->sequence_year = c->year;
+	st->turn = 0;
+}
+
+/* The sequence rolled ahead for c->year, as it stands when the year
+ * begins: a player gone since is left out, one who joined since (a
+ * replacement keeps his predecessor's place) comes last. Returns its
+ * length, 0 if none was rolled ahead. */
+static size_t sequence_rolled_ahead(struct year_run *r, int *order)
+{
+	struct campaign *c = r->c;
+	struct year_state *st = r->st;
+	if (st->sequence_year != c->year || !st->sequence_len)
+		return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < st->sequence_len; i++)
+		if (active(c, st->sequence[i]))
+			order[n++] = st->sequence[i];
+	for (size_t p = 0; p < c->player_count; p++) {
+		bool listed = false;
+		for (size_t i = 0; i < n; i++)
+			listed |= order[i] == (int)p;
+		if (active(c, (int)p) && !listed)
+			order[n++] = (int)p;
+	}
+	json_t *keys = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(keys, json_string(pkey(c, order[i])));
+	event_emit(r->log, "sequence_of_play", RULE_GAME_YEAR, "{s:o, s:i}", "order", keys,
+		   "rolled_in", c->year - 1);
+	return n;
+}
+
 bool year_resolve_recruitment(struct year_run *r)
 {
 	struct campaign *c = r->c;
@@ -303,6 +359,12 @@ bool year_resolve_vote(struct year_run *r)
 static bool finish_year(struct year_run *r, int year)
 {
 	struct campaign *c = r->c;
+	/* 1.4: the end checked, the diary, "and determines a random sequence
+	 * of play for the next year": rolled now, with this year's dice
+	 * (committed to when the year began, revealed in its diary) */
+	bool next = c->phase != PHASE_ENDED && year_phase_may_begin(r, c->year, PHASE_CAMPAIGN);
+	if (next)
+		roll_next_sequence(r);
 	r->io->reveal_dice(r->io->ctx, year);
 	year_sync_turn_events(r);
 	json_t *d = json_pack("{s:i}", "diary_year", year);
@@ -335,7 +397,7 @@ static bool finish_year(struct year_run *r, int year)
 		year_mail(r, "campaign-end", NO_INDEX, true, e, "The campaign is over");
 		return false;
 	}
-	if (!year_phase_may_begin(r, c->year, PHASE_CAMPAIGN))
+	if (!next)
 		return false;
 	year_begin_year(r, year, PHASE_RECRUITMENT, CARRY_TO_CAMPAIGN);
 	return true;
@@ -349,8 +411,21 @@ void year_begin_year(struct year_run *r, int from_year, int from_phase, enum yea
 	int *order = xcalloc(c->player_count + 1, sizeof *order);
 	size_t n = 0;
 	rules_year_prepare(c, r->dice, r->log);
-	if (r->io->fixed_sequence)
+	/* rolled at the end of the year before (1.4); the first year's when
+	 * play starts (1.2: "Determine a random sequence of play for the
+	 * first year") */
+	n = sequence_rolled_ahead(r, order);
+	bool ahead = n > 0;
+	if (!n && r->io->fixed_sequence) {
 		n = r->io->fixed_sequence(r->io->ctx, c->year, order);
+		if (n) {
+			json_t *keys = json_array();
+			for (size_t i = 0; i < n; i++)
+				json_array_append_new(keys, json_string(pkey(c, order[i])));
+			event_emit(r->log, "sequence_of_play", RULE_GAME_YEAR, "{s:o, s:b}",
+				   "order", keys, "fixed", 1);
+		}
+	}
 	if (!n)
 		n = rules_sequence_of_play(c, r->dice, r->log, order);
 	carry_orders(r, from_year, from_phase, how);
@@ -359,6 +434,7 @@ void year_begin_year(struct year_run *r, int from_year, int from_phase, enum yea
 	free(st->sequence);
 	st->sequence = order;
 	st->sequence_len = n;
+	st->sequence_year = 0;
 	st->turn = 0;
 	json_t *seq = json_array();
 	for (size_t i = 0; i < n; i++)
@@ -370,5 +446,16 @@ void year_begin_year(struct year_run *r, int from_year, int from_phase, enum yea
 			      commitment ? commitment : "", "turn_hours",
 			      c->settings.turn_deadline_hours, "positions", year_positions_json(c));
 	json_object_set_new(d, "starts", json_string(year_format_time(r->now, buf, sizeof buf)));
-	year_mail(r, "announce-sequence", NO_INDEX, true, d, "The sequence of play");
+	if (ahead)
+		json_object_set_new(d, "rolled_in", json_integer(c->year - 1));
+	/* each player is told his own place (1.4: "The order in which you get
+	 * your turn will vary from year to year"); the organiser the list */
+	for (size_t i = 0; i < n; i++) {
+		json_t *mine = json_deep_copy(d);
+		json_object_set_new(mine, "your_place", json_integer((json_int_t)i + 1));
+		json_object_set_new(mine, "places", json_integer((json_int_t)n));
+		json_object_set_new(mine, "first", json_boolean(i == 0));
+		year_mail(r, "announce-sequence", order[i], false, mine, "The sequence of play");
+	}
+	year_mail_organiser(r, "announce-sequence", d, "The sequence of play");
 }

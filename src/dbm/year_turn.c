@@ -244,8 +244,11 @@ static bool may_volunteer(const struct campaign *c, int ally, int side, int enem
 }
 
 /* The ally sends the contingent of its CONTINGENT FOR order to `side`'s
- * field army: as its overlord's order when `side` is its overlord. */
-static void send_on_call(struct year_run *r, int ally, int side, const struct order *o)
+ * field army: as its overlord's order when `side` is its overlord, or as
+ * `orderer`'s (rules 3.2, an ordered or substitute contingent) when that
+ * is not NO_INDEX. Returns false (the ally told why) when it cannot. */
+static bool send_on_call(struct year_run *r, int ally, int side, const struct order *o,
+			 int orderer)
 {
 	struct campaign *c = r->c;
 	const struct player *pl = &c->players[ally];
@@ -262,9 +265,11 @@ static void send_on_call(struct year_run *r, int ally, int side, const struct or
 				      .passage = passage};
 	struct rules_reason why;
 	int index = NO_INDEX;
+	if (orderer == NO_INDEX && c->players[ally].overlord == side)
+		orderer = side;
 	enum rules_status st =
-		c->players[ally].overlord == side
-			? rules_tributary_order_contingent(c, side, &co, r->dice, r->log, &index,
+		orderer != NO_INDEX
+			? rules_tributary_order_contingent(c, orderer, &co, r->dice, r->log, &index,
 							   &why)
 			: rules_contingent_send(c, &co, r->dice, r->log, &index, &why);
 	if (st != RULES_OK) {
@@ -275,6 +280,59 @@ static void send_on_call(struct year_run *r, int ally, int side, const struct or
 	free(troops);
 	free(passage);
 	free(supply);
+	return st == RULES_OK;
+}
+
+/* Rules 3.2: the contingent `call->sender` was ordered to send to `side`
+ * and chose none (silence, or an ANSWER ALLIES NO that does not hold
+ * against the order): the default goes, and the sender is told; if even
+ * that cannot go, `side` is told too. */
+static void send_ordered_default(struct year_run *r, const struct tributary_call *call, int side,
+				 bool refused)
+{
+	struct campaign *c = r->c;
+	struct order o;
+	bool made = year_tributary_default(r, call, side, &o);
+	if (made && refused)
+		year_refused_instead(r, call->sender, "ANSWER ALLIES NO",
+				     "you were ordered to provide a contingent (rules 3.2: a "
+				     "tributary cannot refuse)",
+				     "the contingent you were told of goes");
+	bool sent = made && send_on_call(r, call->sender, side, &o, call->orderer);
+	if (!sent) {
+		char *line = xasprintf("CONTINGENT FROM %s", pkey(c, call->sender));
+		year_refused(r, side, line,
+			     made ? "the contingent could not be sent (its owner was told why)"
+				  : "its field army has a single general: no contingent can be made");
+		if (!made)
+			year_refused(r, call->sender, "the ordered contingent",
+				     "your field army has a single general: no contingent can be "
+				     "made");
+		free(line);
+	}
+	order_free(&o);
+}
+
+/* Rules 3.2 before a battle: the sender `call` names, ordered to send
+ * `side` a contingent, sends its chosen one (CONTINGENT FOR side), or is
+ * asked (added to `asked`/`sides`/`ordered`) with a deadline and the
+ * default. */
+static void ordered_ally(struct year_run *r, const struct tributary_call *call_in, int side,
+			 json_t *asked, json_t *sides, json_t *ordered)
+{
+	struct campaign *c = r->c;
+	struct tributary_call call = *call_in;
+	struct order_set set;
+	year_load_orders(r, call.sender, &set);
+	const struct order *o;
+	if (year_ally_answer(&set, side, &o) == 1)
+		send_on_call(r, call.sender, side, o, call.orderer);
+	else if (!json_object_get(sides, pkey(c, call.sender))) {
+		json_array_append_new(asked, json_string(pkey(c, call.sender)));
+		json_object_set_new(sides, pkey(c, call.sender), json_string(pkey(c, side)));
+		json_object_set_new(ordered, pkey(c, call.sender), json_string(pkey(c, call.orderer)));
+	}
+	orders_set_free(&set);
 }
 
 /* A player who agreed in advance to help `side` (o: his standing
@@ -299,7 +357,7 @@ static void volunteer(struct year_run *r, int ally, int side, int enemy, bool te
 		}
 		return;
 	}
-	send_on_call(r, ally, side, o);
+	send_on_call(r, ally, side, o, NO_INDEX);
 }
 
 /* Before a battle: each side's allies answer by standing order at once;
@@ -311,12 +369,17 @@ static void call_allies(struct year_run *r, int attacker, int defender, int prov
 			int came_from)
 {
 	struct campaign *c = r->c;
-	json_t *asked = json_array(), *sides = json_object();
+	json_t *asked = json_array(), *sides = json_object(), *ordered = json_object();
 	int side_of[2] = {attacker, defender};
 	for (int k = 0; k < 2; k++) {
 		int side = side_of[k], enemy = side_of[1 - k];
 		for (size_t a = 0; a < c->player_count; a++) {
 			bool tributary = ally_of(c, (int)a, side, enemy);
+			struct tributary_call call;
+			if (tributary && year_tributary_called(r, (int)a, side, &call)) {
+				ordered_ally(r, &call, side, asked, sides, ordered);
+				continue;
+			}
 			if (!tributary && !may_volunteer(c, (int)a, side, enemy))
 				continue;
 			struct order_set set;
@@ -329,7 +392,7 @@ static void call_allies(struct year_run *r, int attacker, int defender, int prov
 				continue;
 			}
 			if (answer == 1)
-				send_on_call(r, (int)a, side, o);
+				send_on_call(r, (int)a, side, o, NO_INDEX);
 			orders_set_free(&set);
 			if (answer >= 0 || json_object_get(sides, pkey(c, (int)a)))
 				continue;
@@ -340,6 +403,7 @@ static void call_allies(struct year_run *r, int attacker, int defender, int prov
 	if (!json_array_size(asked)) {
 		json_decref(asked);
 		json_decref(sides);
+		json_decref(ordered);
 		year_start_battle(r, attacker, defender, province, came_from);
 		return;
 	}
@@ -349,6 +413,9 @@ static void call_allies(struct year_run *r, int attacker, int defender, int prov
 				"attacker", pkey(c, attacker), "defender", pkey(c, defender),
 				"province", prov_name(c, province), "came_from",
 				prov_name(c, came_from), "asked", asked, "for", sides);
+	if (json_object_size(ordered))
+		json_object_set(st->pending, "ordered", ordered);
+	json_decref(ordered);
 	st->step = YEAR_DECISION;
 	year_set_deadline_hours(r, c->settings.decision_deadline_hours);
 	size_t i;
@@ -362,10 +429,20 @@ static void call_allies(struct year_run *r, int attacker, int defender, int prov
 			   "{s:s, s:s, s:s, s:s}", "asked", pkey(c, a), "question", "allies",
 			   "mover", pkey(c, side), "province", prov_name(c, province));
 		json_t *d = year_deadline_data(r);
-		json_object_update_new(d, json_pack("{s:b, s:s, s:s, s:s, s:s}", "is_allies", 1,
+		const char *orderer = jstr(json_object_get(st->pending, "ordered"), pkey(c, a));
+		json_object_update_new(d, json_pack("{s:b, s:s, s:s, s:s, s:s}", orderer ?
+						"is_ordered" : "is_allies", 1,
 						"ally", pkey(c, side), "ally_nation",
 						pnation(c, side), "enemy_nation", pnation(c, enemy),
 						"province", prov_name(c, province)));
+		if (orderer) {
+			struct tributary_call call = {a, find_player(c, orderer)};
+			char *troops = year_tributary_default_text(r, &call, side);
+			json_object_set_new(d, "default_troops", json_string(troops));
+			json_object_set_new(d, "orderer_nation", json_string(pnation(c, call.orderer)));
+			json_object_set_new(d, "substitute", json_boolean(call.orderer != side));
+			free(troops);
+		}
 		year_mail(r, "decision", a, false, d, "%s calls on you for a contingent",
 			  pnation(c, side));
 	}
@@ -817,12 +894,17 @@ bool year_resolve_decision(struct year_run *r)
 			year_load_orders(r, a, &set);
 			const struct order *o;
 			int answer = active(c, a) ? year_ally_answer(&set, side, &o) : 0;
+			const char *orderer = jstr(json_object_get(pd, "ordered"), pkey(c, a));
 			event_emit(r->log, "decision", RULE_CONTINGENT_MOVEMENT,
 				   "{s:s, s:s, s:s, s:b}", "asked", pkey(c, a), "question", "allies",
-				   "answer", answer == 1 ? "contingent" : "none", "by_default",
-				   answer < 0);
-			if (answer == 1)
-				send_on_call(r, a, side, o);
+				   "answer", answer == 1 ? "contingent" : orderer ? "ordered default" : "none",
+				   "by_default", answer < 0);
+			if (answer == 1) {
+				send_on_call(r, a, side, o, orderer ? find_player(c, orderer) : NO_INDEX);
+			} else if (orderer && active(c, a)) {
+				struct tributary_call call = {a, find_player(c, orderer)};
+				send_ordered_default(r, &call, side, answer == 0);
+			}
 			orders_set_free(&set);
 		}
 		int attacker = find_player(c, jstr(pd, "attacker"));

@@ -37,6 +37,7 @@ struct scenario_dice {
 	bool ran_out;
 	size_t ran_out_events;
 	char *ran_out_purpose;
+	int ran_out_year, ran_out_phase; /* the time of that roll */
 };
 
 static int scenario_dice_roll(struct dice *base, const char *purpose)
@@ -57,6 +58,8 @@ static int scenario_dice_roll(struct dice *base, const char *purpose)
 		d->ran_out = true;
 		d->ran_out_events = d->log->count;
 		d->ran_out_purpose = xstrdup(purpose);
+		d->ran_out_year = base->year;
+		d->ran_out_phase = base->phase;
 		d->st->paused = true;
 	}
 	/* Not a 6: the sequence of play throws high numbers away and rolls
@@ -173,7 +176,9 @@ static bool dice_ok(struct run *r)
 		return true;
 	if (r->stop && r->status == SCENARIO_FAILED)
 		return false;
-	int year = r->c->year, phase = r->c->phase;
+	/* the time of the roll (the next year's sequence is rolled at the
+	 * end of the year before, when the campaign already names the next) */
+	int year = d->ran_out_year, phase = d->ran_out_phase;
 	while (r->log->count > d->ran_out_events)
 		json_decref(r->log->events[--r->log->count]);
 	restore_snapshot(r);
@@ -332,14 +337,9 @@ static size_t cb_fixed_sequence(void *ctx, int year, int *order)
 	if (!ph || ph->year != year || !ph->sequence)
 		return 0;
 	size_t n = 0;
-	json_t *keys = json_array();
 	for (size_t k = 0; k < ph->sequence_count; k++)
-		if (active(c, ph->sequence[k])) {
+		if (active(c, ph->sequence[k]))
 			order[n++] = ph->sequence[k];
-			json_array_append_new(keys, json_string(key_of(c, ph->sequence[k])));
-		}
-	event_emit(r->log, "sequence_of_play", RULE_GAME_YEAR, "{s:o, s:b}", "order", keys,
-		   "fixed", 1);
 	for (size_t p = 0; p < c->player_count; p++) {
 		bool listed = false;
 		for (size_t k = 0; k < n; k++)

@@ -226,12 +226,39 @@ static void test_invasion_recalls(void **state)
 	assert_int_equal(event_log_count(&w->log, "contingent_recalled"), 1);
 }
 
+/* Rules 3.2 "Your tributaries must provide an allied contingent if you
+ * order them to": the contingent a tributary that chose none sends (our
+ * default): its cheapest general but one (Sub-general 28 AP, the C-in-C
+ * stays), then in list order as many as fit within 80 AP: 4 Kn(O) (76 AP;
+ * a fifth would make 88), no LH(O) or Sp(O) (81), 2 Ps(O) (80), no Ax(O).
+ * A field army with a single general has none to give. The result passes
+ * the rules' own check. */
+static void test_default_contingent(void **state)
+{
+	struct fx_world *w = *state;
+	struct campaign *c = w->c;
+	int troops[T_COUNT];
+	assert_true(rules_contingent_default(c, w->bur, troops));
+	static const int expected[T_COUNT] = {0, 1, 4, 0, 0, 2, 0};
+	assert_memory_equal(troops, expected, sizeof expected);
+	struct contingent_order o = {.owner = w->bur, .to_player = w->mil, .troops = troops};
+	assert_int_equal(rules_contingent_check(c, &o, NULL), RULES_OK);
+	/* the C-in-C alone: nothing */
+	c->players[w->bur].field.count[1] = 0;
+	assert_false(rules_contingent_default(c, w->bur, troops));
+	/* no Sub-generals but two C-in-C elements: one goes, one stays */
+	c->players[w->bur].field.count[0] = 2;
+	assert_true(rules_contingent_default(c, w->bur, troops));
+	assert_int_equal(troops[0], 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_send), T(test_besieged_no_contingent), T(test_composition), T(test_two_contingents), T(test_arrival),
 		T(test_recall_with_storm), T(test_storm_sends_it_home), T(test_invasion_recalls),
+		T(test_default_contingent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

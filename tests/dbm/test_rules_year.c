@@ -48,6 +48,47 @@ static void test_sequence_of_play(void **state)
 	assert_string_equal(json_string_value(json_array_get(keys, 1)), "castile");
 }
 
+/* 1.4 "... and determines a random sequence of play for the next year":
+ * at the end of 1450's recruitment phase, with 1450's dice, for 1451. The
+ * same shuffle as the first year's (5 then 2: aragon, castile, burgundy;
+ * Denmark is out), its rolls timed in 1450's recruitment and named for
+ * 1451, the order logged as "next_sequence" (not "sequence_of_play", which
+ * the year that begins logs). */
+static void test_next_sequence_of_play(void **state)
+{
+	struct fx_world *w = *state;
+	w->c->players[3].status = PLAYER_OUT;
+	rules_set_phase(w->c, &w->dice.base, &w->log, PHASE_RECRUITMENT);
+	static const int rolls[] = {5, 2};
+	dice_fixed_init(&w->dice, rolls, 2);
+	dice_set_time(&w->dice.base, w->c->year, PHASE_RECRUITMENT);
+	int order[4];
+	assert_int_equal(rules_next_sequence_of_play(w->c, &w->dice.base, &w->log,
+						     w->c->year + 1, order), 3);
+	static const int expected[] = {0, 2, 1};
+	assert_memory_equal(order, expected, sizeof expected);
+	assert_int_equal(dice_fixed_left(&w->dice), 0);
+	const json_t *ev = event_log_last(&w->log, "next_sequence");
+	assert_non_null(ev);
+	assert_int_equal(json_integer_value(json_object_get(ev, "year_of_play")), w->c->year + 1);
+	assert_int_equal(json_integer_value(json_object_get(ev, "year")), w->c->year);
+	assert_string_equal(json_string_value(json_object_get(ev, "phase")), "recruitment");
+	json_t *keys = json_object_get(ev, "order");
+	assert_int_equal(json_array_size(keys), 3);
+	assert_string_equal(json_string_value(json_array_get(keys, 1)), "castile");
+	assert_null(event_log_last(&w->log, "sequence_of_play"));
+	char *purpose = xasprintf("sequence of play for %d step 1 of 3 try 1 die 1",
+				  w->c->year + 1);
+	const json_t *first_roll = NULL;
+	for (size_t i = 0; i < w->log.count && !first_roll; i++)
+		if (!strcmp(json_string_value(json_object_get(w->log.events[i], "kind")), "roll"))
+			first_roll = w->log.events[i];
+	assert_non_null(first_roll);
+	assert_string_equal(json_string_value(json_object_get(first_roll, "purpose")), purpose);
+	assert_string_equal(json_string_value(json_object_get(first_roll, "phase")), "recruitment");
+	free(purpose);
+}
+
 /* Seven players: a choice among 7 takes two dice (36 outcomes, 35 used:
  * 6,6 is rolled again); among 5 one die (a 6 is rolled again), among 4 one
  * die (5 and 6 rolled again). Worked by hand:
@@ -297,7 +338,8 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_sequence_of_play), T(test_sequence_rejection), T(test_year_cycle_and_end),
+		T(test_sequence_of_play), T(test_next_sequence_of_play), T(test_sequence_rejection),
+		T(test_year_cycle_and_end),
 		T(test_winners), T(test_tributary_chain), T(test_overlord_knocked_out),
 		T(test_player_leaves), T(test_year_prepare_rolls_nothing),
 		T(test_audit_profound_peace_years), T(test_audit_knocked_out_vs_leaving),

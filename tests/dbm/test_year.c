@@ -45,6 +45,7 @@ struct world {
 	size_t n_checkpoints;
 	int new_years[8], revealed[8];
 	size_t n_new_years, n_revealed;
+	size_t revealed_at[8]; /* the log's length when each year was revealed */
 	struct year_io io;
 };
 
@@ -99,6 +100,7 @@ static const char *fake_new_year(void *ctx, int year)
 static void fake_reveal(void *ctx, int year)
 {
 	struct world *w = ctx;
+	w->revealed_at[w->n_revealed] = w->log.count;
 	w->revealed[w->n_revealed++] = year;
 }
 
@@ -189,6 +191,35 @@ static const json_t *last_event(const struct world *w, const char *kind)
 	return event_log_last(&w->log, kind);
 }
 
+/* The place the latest announce-sequence mail to `to` gives him (0: none);
+ * *of: how many places. */
+static int place_told(const struct world *w, const char *to, int *of)
+{
+	int place = 0;
+	size_t i;
+	json_t *m;
+	json_array_foreach(w->mails, i, m) {
+		const json_t *rcpt = json_object_get(m, "to");
+		if (strcmp(json_string_value(json_object_get(m, "template")), "announce-sequence") ||
+		    !json_is_array(rcpt) || json_array_size(rcpt) != 1 ||
+		    strcmp(json_string_value(json_array_get(rcpt, 0)), to))
+			continue;
+		const json_t *d = json_object_get(m, "data");
+		place = (int)json_integer_value(json_object_get(d, "your_place"));
+		*of = (int)json_integer_value(json_object_get(d, "places"));
+	}
+	return place;
+}
+
+/* Where the first event of `kind` is in the log (the log's length if none). */
+static size_t event_index(const struct world *w, const char *kind)
+{
+	for (size_t i = 0; i < w->log.count; i++)
+		if (!strcmp(json_string_value(json_object_get(w->log.events[i], "kind")), kind))
+			return i;
+	return w->log.count;
+}
+
 /* Burgundy plays first: the sequence is one die, 2 keeps the order. */
 static void test_turn_deadline_reminders_and_default(void **state)
 {
@@ -201,7 +232,13 @@ static void test_turn_deadline_reminders_and_default(void **state)
 	assert_int_equal(w->st.sequence[0], BURGUNDY);
 	assert_int_equal(w->st.deadline, T0 + 72 * HOUR);
 	assert_int_equal(w->c->phase, PHASE_CAMPAIGN);
-	assert_int_equal(mails_of(w, "announce-sequence", "all"), 1);
+	/* each player is told his place, the organiser gets the list */
+	int of = 0;
+	assert_int_equal(mails_of(w, "announce-sequence", "all"), 0);
+	assert_int_equal(mails_of(w, "announce-sequence", NULL), 3);
+	assert_int_equal(place_told(w, "burgundy", &of), 1);
+	assert_int_equal(of, 2);
+	assert_int_equal(place_told(w, "france", &of), 2);
 	assert_int_equal(mails_of(w, "your-turn", "burgundy"), 1);
 	assert_int_equal(w->new_years[0], 1450);
 
@@ -689,7 +726,29 @@ static void test_recruitment_and_year_end(void **state)
 	assert_int_equal(w->new_years[1], 1451);
 	assert_int_equal(w->st.sequence[0], FRANCE); /* a 1 swaps them */
 	assert_int_equal(w->st.step, YEAR_TURN);
-	assert_int_equal(mails_of(w, "announce-sequence", "all"), 2);
+	assert_int_equal(mails_of(w, "announce-sequence", NULL), 6);
+	int of = 0;
+	assert_int_equal(place_told(w, "france", &of), 1);
+	assert_int_equal(place_told(w, "burgundy", &of), 2);
+	assert_int_equal(of, 2);
+	/* 1.4: the sequence of 1451 was rolled at the end of 1450's
+	 * recruitment phase, with 1450's dice, before they were revealed */
+	const json_t *next = last_event(w, "next_sequence");
+	assert_non_null(next);
+	assert_int_equal(json_integer_value(json_object_get(next, "year_of_play")), 1451);
+	assert_int_equal(json_integer_value(json_object_get(next, "year")), 1450);
+	assert_string_equal(json_string_value(json_object_get(next, "phase")), "recruitment");
+	const json_t *roll = last_event(w, "roll");
+	assert_string_equal(json_string_value(json_object_get(roll, "purpose")),
+			    "sequence of play for 1451 step 1 of 2 try 1 die 1");
+	assert_int_equal(json_integer_value(json_object_get(roll, "year")), 1450);
+	assert_true(event_index(w, "next_sequence") < w->revealed_at[0]);
+	/* 1451 began with its own dice, none rolled yet: its sequence was
+	 * ready */
+	const json_t *seq = last_event(w, "sequence_of_play");
+	assert_int_equal(json_integer_value(json_object_get(seq, "year")), 1451);
+	assert_int_equal(json_integer_value(json_object_get(seq, "rolled_in")), 1450);
+	assert_int_equal(w->st.sequence_year, 0);
 	world_free(w);
 }
 
@@ -778,6 +837,14 @@ static void test_state_round_trip(void **state)
 	json_t *again = year_state_to_json(&back, w->c);
 	assert_true(json_equal(doc, again));
 	assert_int_equal(back.step, YEAR_DECISION);
+	json_decref(again);
+	year_state_free(&back);
+	/* a sequence rolled ahead keeps the year it is for */
+	json_object_set_new(doc, "sequence_year", json_integer(1451));
+	assert_int_equal(year_state_from_json(&back, doc, w->c, &err), 0);
+	assert_int_equal(back.sequence_year, 1451);
+	again = year_state_to_json(&back, w->c);
+	assert_true(json_equal(doc, again));
 	json_decref(again);
 	year_state_free(&back);
 	json_object_set_new(doc, "step", json_string("dancing"));

@@ -1,0 +1,524 @@
+/* Clauses of the rulebook reached by mail (issue 14), as players live
+ * them: the sequence of play known in time (rules 1.2, 1.4) and the
+ * contingents tributaries must provide on their overlord's order (3.2).
+ * Each test asserts the text of the mails the players receive, sent
+ * through the Maildir transport from the outbox, on a real SQLite file
+ * with the clock given to each call. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/campaign_fixture.h"
+#include "lib/engine_fixture.h"
+#include "mail/mail_read.h"
+#include "mail/mail_text.h"
+#include "engine/engine.h"
+#include "mail/transport.h"
+#include "model/dice.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#define NOW 1800000000LL /* Fri 15 Jan 2027 08:00 UTC, 09:00 in Paris */
+#define HOUR 3600LL
+#define ORGANISER_PW "ORGA-0002-SECRET"
+/* With two players it gives the sequence burgundy, france. */
+#define SEED "500102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+#define BURGUNDY "philippe@example.org"
+#define FRANCE "charles@example.org"
+#define SAVOY "louis@example.org"
+
+static const char *const players[][3] = {
+	{"burgundy", "BRG0-1XYZ-7KQM-2XRT", BURGUNDY},
+	{"france", "FRA0-1XYZ-7KQM-2XRT", FRANCE},
+	{"savoy", "SAV0-1XYZ-7KQM-2XRT", SAVOY},
+};
+
+/* The fixture's two players; with `savoy`, a third: Savoy, a province
+ * next to Dijon, its army there (1 "Cv(O) general" at 25, 2 "Cv(O)" ...),
+ * Burgundy's tributary. */
+static int open_engine(void **state, bool savoy)
+{
+	struct test_engine *f = xcalloc(1, sizeof *f);
+	struct campaign *c = fixture_campaign();
+	if (savoy) {
+		struct province *pr = campaign_add_province(c);
+		pr->name = xstrdup("Savoy");
+		pr->terrain = xstrdup("hills");
+		pr->climate = xstrdup("temperate");
+		pr->x = 340;
+		pr->y = 460;
+		pr->line = 16;
+		struct route *rt = campaign_add_route(c);
+		rt->a = 0;
+		rt->b = 5;
+		rt->line = 26;
+		struct player *s = campaign_add_player(c);
+		s->key = xstrdup("savoy");
+		s->nation = xstrdup("Savoy");
+		s->name = xstrdup("Louis");
+		s->email = xstrdup(SAVOY);
+		s->line = 90;
+		static const struct {
+			const char *label, *code;
+			int half_ap, count;
+			bool general;
+		} types[] = {{"Cv(O) general", "Cv", HALF_AP(25), 2, true},
+			     {"Kn(O)", "Kn", HALF_AP(12), 20, false},
+			     {"Sp(O)", "Sp", HALF_AP(5), 44, false}};
+		for (size_t i = 0; i < 3; i++) {
+			struct element_type *t = army_list_add(&s->list);
+			t->label = xstrdup(types[i].label);
+			strcpy(t->code, types[i].code);
+			t->grade = 'O';
+			t->regular = true;
+			t->cost_half_ap = types[i].half_ap;
+			t->list_min = types[i].general ? 1 : 0;
+			t->list_max = types[i].count + 10;
+			t->general = types[i].general;
+			t->line = 100 + (int)i;
+		}
+		player_alloc_troops(s);
+		for (size_t i = 0; i < 3; i++)
+			s->field.count[i] = types[i].count;
+		c->provinces[5].home_of = c->provinces[5].owner = 2;
+		s->location = 5;
+		s->overlord = 0;
+	}
+	const char *pw[] = {players[0][0], players[0][1], players[1][0], players[1][1],
+			    players[2][0], players[2][1], STORE_ORGANISER, ORGANISER_PW, NULL};
+	if (!savoy)
+		pw[4] = NULL;
+	struct engine_config cfg = {.campaign_address = TEST_ADDRESS, .mailbox = "INBOX"};
+	test_engine_open(f, "rulesmail", c, pw, &cfg);
+	*state = f;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return open_engine(state, false);
+}
+
+static int setup_savoy(void **state)
+{
+	return open_engine(state, true);
+}
+
+static char *text_of(const char *raw)
+{
+	static const char marker[] = "Content-Transfer-Encoding: quoted-printable\r\n\r\n";
+	const char *at = strstr(raw, marker);
+	assert_non_null(at);
+	at += sizeof marker - 1;
+	const char *end = strstr(at, "\r\n--=_");
+	if (!end)
+		end = at + strlen(at);
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	while (at < end) {
+		if (at[0] == '=' && at[1] == '\r' && at[2] == '\n') {
+			at += 3;
+		} else if (at[0] == '=' && isxdigit((unsigned char)at[1]) &&
+			   isxdigit((unsigned char)at[2])) {
+			char hex[3] = {at[1], at[2], 0};
+			strbuf_putc(&sb, (char)strtol(hex, NULL, 16));
+			at += 3;
+		} else if (at[0] == '\r' && at[1] == '\n') {
+			strbuf_putc(&sb, '\n');
+			at += 2;
+		} else {
+			strbuf_putc(&sb, *at++);
+		}
+	}
+	/* the text part is format=flowed: read it as a mail client shows it */
+	char *flowed = strbuf_take(&sb);
+	char *text = mail_text_unflow(flowed, false);
+	free(flowed);
+	return text;
+}
+
+/* What the players received: every mail the outbox sent, through the
+ * Maildir transport, in the order it was delivered. */
+struct received {
+	char *file, *to, *subject, *text;
+};
+static struct received *inbox;
+static size_t n_inbox, cap_inbox;
+
+static int teardown(void **state)
+{
+	for (size_t i = 0; i < n_inbox; i++) {
+		free(inbox[i].file);
+		free(inbox[i].to);
+		free(inbox[i].subject);
+		free(inbox[i].text);
+	}
+	free(inbox);
+	inbox = NULL;
+	n_inbox = cap_inbox = 0;
+	return test_engine_teardown(state);
+}
+
+static char *header(const char *raw, const char *name)
+{
+	char *key = xasprintf("%s: ", name);
+	const char *at = strstr(raw, key);
+	assert_non_null(at);
+	at += strlen(key);
+	free(key);
+	return xstrndup(at, strcspn(at, "\r\n"));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *decoded_subject(const char *raw, size_t len)
+{
+	struct mail_info info;
+	assert_int_equal(mail_read(raw, len, NULL, &info), 0);
+	char *s = xstrdup(info.subject ? info.subject : "");
+	mail_info_free(&info);
+	return s;
+}
+
+/* Sends what the outbox holds at `now` into the players' Maildir and
+ * reads what arrived. */
+static void flush(struct test_engine *f, int64_t now)
+{
+	char *md = xasprintf("%s/players", f->dir);
+	struct mail_sink *sink = transport_maildir_sink_new(md, (struct transport_log){0});
+	size_t sent = 0, failed = 0;
+	char *err = NULL;
+	if (engine_flush_outbox(f->engine, sink, now, &sent, &failed, &err) != 0)
+		fail_msg("flush: %s", err ? err : "");
+	assert_int_equal(failed, 0);
+	mail_sink_free(sink);
+	char *dir = xasprintf("%s/new", md);
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		bool seen = de->d_name[0] == '.';
+		for (size_t i = 0; i < n_inbox && !seen; i++)
+			seen = strcmp(inbox[i].file, de->d_name) == 0;
+		if (seen)
+			continue;
+		grow_array((void **)&names, &cap, n + 1, sizeof *names);
+		names[n++] = xstrdup(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
+	for (size_t i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		FILE *fp = fopen(path, "rb");
+		assert_non_null(fp);
+		struct strbuf sb = {0};
+		char buf[4096];
+		size_t got;
+		while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+			strbuf_append(&sb, buf, got);
+		fclose(fp);
+		grow_array((void **)&inbox, &cap_inbox, n_inbox + 1, sizeof *inbox);
+		inbox[n_inbox++] = (struct received){names[i], header(sb.data, "Delivered-To"),
+						     decoded_subject(sb.data, sb.len), text_of(sb.data)};
+		strbuf_free(&sb);
+		free(path);
+	}
+	free(names);
+	free(dir);
+	free(md);
+}
+
+/* How many mails `to` received whose Subject contains `subject`; the text
+ * of the last in *text (allocated) when text is not NULL. */
+static size_t mails(struct test_engine *f, const char *to, const char *subject, char **text)
+{
+	(void)f;
+	size_t hits = 0;
+	if (text)
+		*text = NULL;
+	for (size_t i = 0; i < n_inbox; i++) {
+		if (strcmp(inbox[i].to, to) != 0 || !strstr(inbox[i].subject, subject))
+			continue;
+		hits++;
+		if (text) {
+			free(*text);
+			*text = xstrdup(inbox[i].text);
+		}
+	}
+	return hits;
+}
+
+static void assert_has(const char *text, const char *needle)
+{
+	if (!text || !strstr(text, needle))
+		fail_msg("\"%s\" not in:\n%s", needle, text ? text : "(no mail)");
+}
+
+static void assert_has_not(const char *text, const char *needle)
+{
+	if (text && strstr(text, needle))
+		fail_msg("\"%s\" unexpectedly in:\n%s", needle, text);
+}
+
+/* A player's mail, processed at `now`: the text of the reply. */
+static char *orders(struct test_engine *f, const char *player, const char *text, int64_t now)
+{
+	size_t k = 0;
+	while (strcmp(players[k][0], player) != 0)
+		k++;
+	char *body = xasprintf("PLAYER %s %s\n%s", player, players[k][1], text);
+	char msgid[32];
+	snprintf(msgid, sizeof msgid, "m%u@example.org", ++f->uid);
+	char *raw = test_mail(&(struct test_mail){.from = players[k][2], .msgid = msgid,
+						  .body = body});
+	struct engine_outcome out;
+	assert_int_equal(test_engine_process(f, 1, f->uid, raw, now, &out), ENGINE_ACCEPTED);
+	char *reply = xstrdup(out.reply ? out.reply : "");
+	engine_outcome_free(&out);
+	free(raw);
+	free(body);
+	flush(f, now);
+	return reply;
+}
+
+static void start(struct test_engine *f, int64_t now)
+{
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(f->engine, now, SEED, &report, &err), 0);
+	free(report);
+	flush(f, now);
+}
+
+static void tick(struct test_engine *f, int64_t now)
+{
+	char *err = NULL;
+	assert_int_equal(engine_tick(f->engine, now, 0, NULL, &err), 0);
+	flush(f, now);
+}
+
+static struct campaign *campaign(struct test_engine *f)
+{
+	struct campaign *c = NULL;
+	assert_int_equal(store_load_campaign(f->store, &c, NULL), STORE_OK);
+	return c;
+}
+
+/* The place a sequence-of-play mail lists `nation` at ("  2. France"), 0 if
+ * it does not. */
+static int listed_place(const char *text, const char *nation)
+{
+	for (int place = 1; place <= 9; place++) {
+		char line[64];
+		snprintf(line, sizeof line, "\n  %d. %s\n", place, nation);
+		if (strstr(text, line))
+			return place;
+	}
+	return 0;
+}
+
+/* Rules 1.2 and 1.4: the first year's sequence is rolled when play starts,
+ * the next year's when the recruitment phase ends, with the dice of the
+ * year that ends (committed to before, revealed in its diary); each player
+ * is told his place; the next year's dice are committed to before any of
+ * them is rolled. */
+static void test_sequence_known_in_time(void **state)
+{
+	struct test_engine *f = *state;
+	start(f, NOW);
+	char *text = NULL;
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 The sequence of play", &text), 1);
+	assert_has(text, "The sequence of play for 1450, rolled before play starts:\n");
+	assert_int_equal(listed_place(text, "Burgundy"), 1);
+	assert_has(text, "\nYou play 1 of 2 in 1450.\nYour turn begins now.\n");
+	free(text);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The sequence of play", &text), 1);
+	assert_int_equal(listed_place(text, "France"), 2);
+	assert_has(text, "\nYou play 2 of 2 in 1450.\n\n");
+	free(text);
+	/* the organiser has the list, no place of his own */
+	assert_int_equal(mails(f, "organiser@example.org", "1450 \u00b7 The sequence of play",
+			       &text), 1);
+	assert_int_equal(listed_place(text, "France"), 2);
+	assert_has_not(text, "You play");
+	free(text);
+
+	free(orders(f, "burgundy", "NO MOVE\n", NOW + HOUR));
+	free(orders(f, "france", "NO MOVE\n", NOW + 2 * HOUR));
+	struct campaign *c = campaign(f);
+	bool recruiting = c->year == 1450;
+	campaign_free(c);
+	if (recruiting) {
+		free(orders(f, "burgundy", "NO MOVE\n", NOW + 3 * HOUR));
+		free(orders(f, "france", "NO MOVE\n", NOW + 3 * HOUR));
+	}
+	c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	campaign_free(c);
+
+	/* the 1450 diary, then each player's place in 1451, in that order */
+	const char *const to[] = {BURGUNDY, FRANCE};
+	const char *const nation[] = {"Burgundy", "France"};
+	int places[2] = {0, 0};
+	char *diary = NULL;
+	for (size_t k = 0; k < 2; k++) {
+		size_t diary_at = n_inbox, sequence_at = n_inbox;
+		for (size_t i = 0; i < n_inbox; i++) {
+			if (strcmp(inbox[i].to, to[k]))
+				continue;
+			if (strstr(inbox[i].subject, "1450 \u00b7 The year's diary"))
+				diary_at = i;
+			if (strstr(inbox[i].subject, "1451 \u00b7 The sequence of play"))
+				sequence_at = i;
+		}
+		assert_true(diary_at < sequence_at && sequence_at < n_inbox);
+		text = inbox[sequence_at].text;
+		assert_has(text, "The sequence of play for 1451, rolled at the end of 1450 with\n"
+				 "the dice of 1450 (their seed is in the diary of 1450):\n");
+		places[k] = listed_place(text, nation[k]);
+		char line[64];
+		snprintf(line, sizeof line, "\nYou play %d of 2 in 1451.\n", places[k]);
+		assert_has(text, line);
+		if (!diary)
+			diary = xstrdup(inbox[diary_at].text);
+	}
+	assert_true(places[0] + places[1] == 3);
+
+	/* the 1450 diary tells the order of 1451 and the rolls that drew it,
+	 * and reveals the seed they can be checked with */
+	char line[128];
+	snprintf(line, sizeof line, "\n  1. %s\n", nation[places[0] == 1 ? 0 : 1]);
+	assert_has(diary, "The order of play for 1451, rolled as 1450 ended (with the dice\n"
+			  "of 1450)\n");
+	assert_has(diary, line);
+	struct store_dice_year y1450, y1451;
+	assert_int_equal(store_dice_year_get(f->store, 1450, &y1450, NULL), STORE_OK);
+	assert_true(y1450.revealed);
+	assert_has(diary, y1450.seed_hex);
+	/* two players: one die, odd puts France first (doc/dice.md) */
+	json_t *events = NULL;
+	assert_int_equal(store_events(f->store, 1450, &events, NULL), STORE_OK);
+	size_t i;
+	json_t *ev;
+	int die = 0;
+	json_int_t counter = 0;
+	json_array_foreach(events, i, ev) {
+		const char *purpose = json_string_value(json_object_get(ev, "purpose"));
+		if (purpose && !strcmp(purpose, "sequence of play for 1451 step 1 of 2 try 1 die 1")) {
+			die = (int)json_integer_value(json_object_get(ev, "value"));
+			counter = json_integer_value(json_object_get(ev, "counter"));
+			assert_string_equal(json_string_value(json_object_get(ev, "phase")),
+					    "recruitment");
+		}
+	}
+	json_decref(events);
+	assert_true(die >= 1 && die <= 6);
+	unsigned char seed[32];
+	assert_true(dice_seed_from_hex(y1450.seed_hex, seed));
+	assert_true(dice_verify(seed, 1450, "recruitment",
+				"sequence of play for 1451 step 1 of 2 try 1 die 1",
+				(unsigned long)counter, die));
+	assert_int_equal(places[1], die % 2 ? 1 : 2);
+	snprintf(line, sizeof line, "#%d (recruitment) sequence of play for 1451 step 1 of 2 try 1 "
+		 "die 1: %d", (int)counter, die);
+	assert_has(diary, line);
+	free(diary);
+
+	/* the dice of 1451: committed to in the mail, none rolled yet */
+	assert_int_equal(store_dice_year_get(f->store, 1451, &y1451, NULL), STORE_OK);
+	assert_false(y1451.revealed);
+	assert_int_equal(y1451.counter, 0);
+	assert_int_equal(mails(f, FRANCE, "1451 \u00b7 The sequence of play", &text), 1);
+	assert_has(text, y1451.commitment);
+	assert_has(text, "committed to by this SHA-256 before any of them\nis rolled:\n");
+	free(text);
+}
+
+/* ------------------------------------------ 3.2: tributaries on order */
+
+/* Burgundy orders its tributary Savoy to provide a contingent; Savoy is
+ * told at once, then asked when France invades Dijon and Burgundy gives
+ * battle there; its ANSWER ALLIES NO does not hold and the troops Burgundy
+ * named go at the deadline. Each side is told what happens. */
+static void test_tributary_contingent_on_order(void **state)
+{
+	struct test_engine *f = *state;
+	char *reply = orders(f, "burgundy", "CONTINGENT FROM savoy WITH 1 Cv(O) general, 4 Kn(O)\n"
+				"IF INVADED Dijon BATTLE\nNO MOVE\n", NOW - 3 * HOUR);
+	assert_has(reply, "\n  CONTINGENT FROM savoy WITH 1 Cv(O) general, 4 Kn(O)\n");
+	assert_has(reply, "Savoy is told now: it must send a contingent to Burgundy before each "
+			  "battle Burgundy fights, as long as this order stands; it cannot refuse "
+			  "(rules 3.2)");
+	free(reply);
+	char *text = NULL;
+	assert_int_equal(mails(f, SAVOY, "Burgundy orders you to provide a contingent", &text), 1);
+	assert_has(text, "Burgundy orders you to provide an allied contingent (rules 3.2: \"Your\n"
+			 "tributaries must provide an allied contingent if you order them to\").\n"
+			 "You cannot refuse.\n");
+	assert_has(text, "if\nyou do not answer, these troops go: 1 Cv(O) general, 4 Kn(O).");
+	free(text);
+	/* a call on a player who is not one's tributary is refused */
+	reply = orders(f, "france", "CONTINGENT FROM burgundy\n", NOW - 3 * HOUR);
+	assert_has(reply, "Burgundy is not your tributary: CONTINGENT FROM calls on a tributary "
+			  "of yours (rules 3.2)");
+	free(reply);
+	free(orders(f, "france", "INVADE Dijon\n", NOW - 2 * HOUR));
+	free(orders(f, "savoy", "ANSWER ALLIES NO\nNO MOVE\n", NOW - 2 * HOUR));
+	start(f, NOW);
+	/* France's turn comes in its place; the others' orders are in */
+	struct campaign *c = campaign(f);
+	bool asked = c->players[1].location == 0;
+	campaign_free(c);
+	assert_true(asked);
+	assert_int_equal(mails(f, SAVOY, "Burgundy calls on you for a contingent", &text), 1);
+	assert_has(text, "Burgundy is to fight France at Dijon.\nBurgundy ordered you to provide "
+			 "a contingent for it:\nyou cannot refuse (rules 3.2).");
+	assert_has(text, "Without an answer (or with ANSWER ALLIES NO) these troops go:\n"
+			 "  1 Cv(O) general, 4 Kn(O)\n");
+	free(text);
+	/* the deadline passes: the named troops go, Savoy is told its NO did
+	 * not hold */
+	tick(f, NOW + 30 * 24 * HOUR);
+	c = campaign(f);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(c->contingents[0].owner, 2);
+	assert_int_equal(c->contingents[0].with_player, 0);
+	assert_int_equal(c->contingents[0].troops.count[0], 1);
+	assert_int_equal(c->contingents[0].troops.count[1], 4);
+	assert_int_equal(c->players[2].field.count[1], 16);
+	campaign_free(c);
+	assert_int_equal(mails(f, SAVOY, "Your order was not carried out", &text), 1);
+	assert_has(text, "ANSWER ALLIES NO");
+	assert_has(text, "you were ordered to provide a contingent (rules 3.2: a tributary cannot "
+			 "refuse)");
+	free(text);
+	/* the battle mail shows the contingent that came on order */
+	assert_int_equal(mails(f, BURGUNDY, "Battle at Dijon", &text), 1);
+	assert_has(text, "Savoy sends a contingent of 73 AP to Burgundy.");
+	assert_has(text, "  Savoy (savoy), contingent with Burgundy, 73 AP:\n"
+			 "    1 Cv(O) general, 4 Kn(O)\n");
+	free(text);
+}
+
+int main(void)
+{
+#define T(f, s) cmocka_unit_test_setup_teardown(f, s, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_sequence_known_in_time, setup),
+		T(test_tributary_contingent_on_order, setup_savoy),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
