@@ -471,8 +471,15 @@ char *year_report_side_by_side(const struct campaign *c, const json_t *pending, 
 	strbuf_puts(&s1, ra.winner != NO_INDEX ? pnation(c, ra.winner) : "nobody");
 	strbuf_puts(&s2, rb.winner != NO_INDEX ? pnation(c, rb.winner) : "nobody");
 	rows[n++] = (struct row){xstrdup("winner"), strbuf_take(&s1), strbuf_take(&s2)};
-	put_ending(&s1, c, &ra);
-	put_ending(&s2, c, &rb);
+	/* short, for the table's width */
+	if (ra.conceded_by == NO_INDEX && ra.withdrawal_by == NO_INDEX)
+		strbuf_puts(&s1, "demoralisation");
+	else
+		put_ending(&s1, c, &ra);
+	if (rb.conceded_by == NO_INDEX && rb.withdrawal_by == NO_INDEX)
+		strbuf_puts(&s2, "demoralisation");
+	else
+		put_ending(&s2, c, &rb);
 	rows[n++] = (struct row){xstrdup("ended by"), strbuf_take(&s1), strbuf_take(&s2)};
 	for (size_t f = 0; f < ra.count && f < rb.count; f++)
 		for (int k = 0; k < LOSS_KINDS; k++) {

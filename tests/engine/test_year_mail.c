@@ -645,7 +645,7 @@ static void test_battle_mail_tells_the_turn_so_far(void **state)
 	start(f, NOW);
 	char *text = NULL;
 	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Battle at Calais", &text), 1);
-	assert_has(text, "Burgundy (440 AP) attacks France (480 AP)\n");
+	assert_has(text, "Burgundy (440 AP) attacks France (480 AP) in Calais: ");
 	assert_has(text, "This turn so far (the figures above and below count it):\n"
 			 "  Burgundy orders: INVADE Calais VIA Paris\n");
 	assert_has(text, "  Burgundy loses 40 AP (out of supply).\n");
