@@ -473,8 +473,15 @@ static void recruit_notes(const struct order *o, const struct campaign *c, int p
 	     half_ap_format(cost, b1), half_ap_format(*spent, b2),
 	     half_ap_format(ORDERS_RECRUIT_HALF_AP_PER_PROVINCE * provinces, b3), provinces,
 	     provinces == 1 ? "" : "s");
-	if (c->phase != PHASE_RECRUITMENT)
-		note(notes, "applies in the recruitment phase, checked again when it begins");
+	/* sent in the campaign phase: kept for the recruitment at the end of
+	 * this year, and said so plainly when the last one is over */
+	if (c->phase != PHASE_RECRUITMENT && c->year > c->start_year)
+		note(notes, "the recruitment phase of %d is over: this order is kept for the next "
+			    "one, at the end of %d, and checked again when it begins",
+		     c->year - 1, c->year);
+	else if (c->phase != PHASE_RECRUITMENT)
+		note(notes, "kept for the recruitment phase at the end of %d, and checked again "
+			    "when it begins", c->year);
 }
 
 static void cost_notes(const struct order *o, const struct campaign *c, int player, int *spent,

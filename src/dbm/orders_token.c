@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -563,6 +564,72 @@ int orders_match_player(struct parser *p, const char *const *stops, bool stop_at
 	return match_name(p, &p->players, "player", stops, stop_at_number);
 }
 
+/* Words that end a label in any order (a count, a keyword). */
+static const char *const label_stops_all[] = {"GENERAL", "VIA", "WITH", "FOR", NULL};
+
+/* "A, B and C": the names of an army list. Caller frees. */
+static char *label_list(const struct name_table *t)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	for (size_t i = 0; i < t->n; i++)
+		strbuf_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == t->n ? " and " : ", ",
+			      t->names[i]);
+	return strbuf_take(&sb);
+}
+
+/* An element label matched nothing: a did-you-mean on the first words of
+ * the names too ("Gendarms" for "Gendarmes d'ordonnance"), else the
+ * elements the army has. Replaces match_name's error. */
+static void label_unknown(struct parser *p, const struct name_table *t, int player,
+			  size_t start)
+{
+	if (!p->o->error || strstr(p->o->error, "did you mean") ||
+	    strncmp(p->o->error, "unknown element", 15) != 0)
+		return;
+	size_t stop = start;
+	while (stop < p->end && !is_stop(p, stop, label_stops_all, true))
+		stop++;
+	if (stop == start && start < p->end)
+		stop = start + 1;
+	int best = -1;
+	size_t best_d = SIZE_MAX, best_end = stop;
+	for (size_t k = stop; k > start; k--) {
+		char *typed = orders_join_folded(p, start, k);
+		int words = count_words(typed);
+		for (size_t i = 0; i < t->n && strlen(typed) < 200; i++) {
+			const char *f = t->folded[i];
+			const char *rest = after_words(f, words);
+			size_t len = *rest ? (size_t)(rest - f - 1) : strlen(f);
+			char *head = xstrndup(f, len);
+			size_t limit = len / 3 + 1;
+			size_t d = edit_distance(typed, head, limit);
+			free(head);
+			if (d <= limit && d < best_d) {
+				best_d = d;
+				best = (int)i;
+				best_end = k;
+			}
+		}
+		free(typed);
+		if (best >= 0)
+			break;
+	}
+	char *typed = orders_span_text(p, start, best >= 0 ? best_end : stop);
+	free(p->o->error);
+	if (best >= 0) {
+		p->o->error = xasprintf("unknown element \"%s\" (did you mean \"%s\"?)", typed,
+					t->names[best]);
+		orders_guess(p, start, best_end, t->names[best]);
+	} else {
+		char *has = label_list(t);
+		p->o->error = xasprintf("%s's army has no element \"%s\"; its elements: %s",
+					orders_player_nation(p->c, player), typed, has);
+		free(has);
+	}
+	free(typed);
+}
+
 int orders_match_label(struct parser *p, int player, const char *const *stops)
 {
 	const struct name_table *t = player_labels(p, player);
@@ -572,7 +639,41 @@ int orders_match_label(struct parser *p, int player, const char *const *stops)
 				"in the mail");
 		return -1;
 	}
-	return match_name(p, t, "element", stops, false);
+	bool failed_before = orders_failed(p);
+	size_t start = p->pos;
+	int idx = match_name(p, t, "element", stops, false);
+	if (failed_before)
+		return idx;
+	if (idx < 0) {
+		label_unknown(p, t, player, start);
+		return -1;
+	}
+	/* "Mounted archers" where the list has only "Mounted men-at-arms":
+	 * the words after a name matched by its first ones are no element
+	 * of this army (nor the start of the next one) */
+	if (!orders_at_end(p) && !is_stop(p, p->pos, stops, true) &&
+	    !is_stop(p, p->pos, label_stops_all, false)) {
+		char *f = orders_join_folded(p, p->pos, p->pos + 1);
+		bool amb;
+		bool next_label = orders_table_prefix(t, f, &amb) >= 0 || amb;
+		free(f);
+		if (!next_label) {
+			size_t end = p->pos;
+			while (end < p->end && !is_stop(p, end, stops, true) &&
+			       !is_stop(p, end, label_stops_all, false))
+				end++;
+			char *typed = orders_span_text(p, start, end);
+			char *has = label_list(t);
+			orders_fail(p, "%s's army has no element \"%s\" (did you mean \"%s\"?); its "
+				       "elements: %s",
+				    orders_player_nation(p->c, player), typed, t->names[idx], has);
+			orders_guess(p, start, end, t->names[idx]);
+			free(typed);
+			free(has);
+			return -1;
+		}
+	}
+	return idx;
 }
 
 void orders_push_item(struct order *o, int count, int type)

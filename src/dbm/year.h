@@ -206,6 +206,9 @@ int year_set_deadline(struct year_run *r, int64_t seconds, bool relative, char *
 		      size_t why_size);
 int year_pause(struct year_run *r, char *why, size_t why_size);
 int year_resume(struct year_run *r, char *why, size_t why_size);
+/* The normal length of the current step (seconds): the deadline it gets
+ * when it opens (0 for none, before the start or after the end). */
+int64_t year_step_length(const struct year_state *st, const struct campaign *c);
 /* Resolves the current step now, as if its deadline had passed, if `name`
  * names it; then advances. A battle without a report cannot be processed
  * (it needs a result). */

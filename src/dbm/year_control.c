@@ -49,6 +49,31 @@ int year_pause(struct year_run *r, char *why, size_t why_size)
 	return 0;
 }
 
+int64_t year_step_length(const struct year_state *st, const struct campaign *c)
+{
+	const struct campaign_settings *s = &c->settings;
+	int hours = 0;
+	switch (st->step) {
+	case YEAR_TURN:
+		hours = s->turn_deadline_hours;
+		break;
+	case YEAR_DECISION:
+	case YEAR_VOTE:
+		hours = s->decision_deadline_hours;
+		break;
+	case YEAR_BATTLE:
+		hours = s->battle_deadline_hours;
+		break;
+	case YEAR_RECRUITMENT:
+		hours = s->recruitment_deadline_hours;
+		break;
+	case YEAR_IDLE:
+	case YEAR_ENDED:
+		return 0;
+	}
+	return (int64_t)(hours > 0 ? hours : 1) * HOUR;
+}
+
 int year_resume(struct year_run *r, char *why, size_t why_size)
 {
 	struct year_state *st = r->st;

@@ -394,6 +394,71 @@ struct row {
 	char *label, *a, *b;
 };
 
+/* The width of a mail's line: the comparison never goes past it. */
+#define SIDE_BY_SIDE_WIDTH 72
+
+/* `text` after `indent` spaces, cut after commas (else spaces) so that no
+ * line passes SIDE_BY_SIDE_WIDTH; the lines after the first indented by
+ * `indent` + 2. */
+static void put_wrapped(struct strbuf *sb, size_t indent, const char *text)
+{
+	size_t col = indent, room = SIDE_BY_SIDE_WIDTH;
+	strbuf_printf(sb, "%*s", (int)indent, "");
+	while (*text) {
+		size_t len = strlen(text);
+		if (col + len <= room) {
+			strbuf_puts(sb, text);
+			break;
+		}
+		/* the last ", " (else " ") that keeps the line inside the width */
+		size_t fit = room > col ? room - col : 0, cut = 0;
+		for (size_t k = 0; k + 1 < len && k < fit; k++)
+			if (text[k] == ',' && text[k + 1] == ' ')
+				cut = k + 1;
+		for (size_t k = 0; !cut && k < len && k < fit; k++)
+			if (text[k] == ' ')
+				cut = k;
+		if (!cut) { /* one word longer than the line */
+			while (cut < len && text[cut] != ' ')
+				cut++;
+		}
+		size_t keep = cut;
+		while (keep > 0 && text[keep - 1] == ' ')
+			keep--;
+		strbuf_printf(sb, "%.*s\n%*s", (int)keep, text, (int)(indent + 2), "");
+		col = indent + 2;
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+	strbuf_puts(sb, "\n");
+}
+
+/* The rows one under the other when side by side they would pass the
+ * width (long nation names, many element kinds): a row where the reports
+ * agree on one line, one that differs with each report's reading below. */
+static void put_stacked(struct strbuf *sb, const struct row *rows, size_t n, const char *who_a,
+			const char *who_b)
+{
+	size_t wn = strlen(who_a) > strlen(who_b) ? strlen(who_a) : strlen(who_b);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(rows[i].a, rows[i].b) == 0) {
+			char *line = xasprintf("%s: %s (both reports)", rows[i].label, rows[i].a);
+			put_wrapped(sb, 2, line);
+			free(line);
+			continue;
+		}
+		strbuf_printf(sb, "* %s:\n", rows[i].label);
+		for (int side = 0; side < 2; side++) {
+			const char *who = side ? who_b : who_a;
+			char *line = xasprintf("%s's report:%*s %s", who, (int)(wn - strlen(who)), "",
+					       side ? rows[i].b : rows[i].a);
+			put_wrapped(sb, 4, line);
+			free(line);
+		}
+	}
+}
+
 char *year_report_side_by_side(const struct campaign *c, const json_t *pending, const char *a,
 			       const char *b, char **differ)
 {
@@ -406,8 +471,15 @@ char *year_report_side_by_side(const struct campaign *c, const json_t *pending, 
 	strbuf_puts(&s1, ra.winner != NO_INDEX ? pnation(c, ra.winner) : "nobody");
 	strbuf_puts(&s2, rb.winner != NO_INDEX ? pnation(c, rb.winner) : "nobody");
 	rows[n++] = (struct row){xstrdup("winner"), strbuf_take(&s1), strbuf_take(&s2)};
-	put_ending(&s1, c, &ra);
-	put_ending(&s2, c, &rb);
+	/* short, for the table's width */
+	if (ra.conceded_by == NO_INDEX && ra.withdrawal_by == NO_INDEX)
+		strbuf_puts(&s1, "demoralisation");
+	else
+		put_ending(&s1, c, &ra);
+	if (rb.conceded_by == NO_INDEX && rb.withdrawal_by == NO_INDEX)
+		strbuf_puts(&s2, "demoralisation");
+	else
+		put_ending(&s2, c, &rb);
 	rows[n++] = (struct row){xstrdup("ended by"), strbuf_take(&s1), strbuf_take(&s2)};
 	for (size_t f = 0; f < ra.count && f < rb.count; f++)
 		for (int k = 0; k < LOSS_KINDS; k++) {
@@ -460,12 +532,26 @@ char *year_report_side_by_side(const struct campaign *c, const json_t *pending, 
 	}
 	char head[160];
 	snprintf(head, sizeof head, "%s's report", who_a);
+	/* the table fits in SIDE_BY_SIDE_WIDTH or the rows are stacked */
+	size_t wb = strlen(who_b) + 9, wide_a = wa;
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(rows[i].b) > wb)
+			wb = strlen(rows[i].b);
+		if (strlen(rows[i].a) > wide_a)
+			wide_a = strlen(rows[i].a);
+	}
+	bool table = 2 + wl + 3 + wide_a + 3 + wb <= SIDE_BY_SIDE_WIDTH;
 	struct strbuf sb = {0};
-	strbuf_printf(&sb, "  %-*s | %-*s | %s's report\n", (int)wl, "", (int)wa, head, who_b);
+	if (!table)
+		put_stacked(&sb, rows, n, who_a, who_b);
+	else
+		strbuf_printf(&sb, "  %-*s | %-*s | %s's report\n", (int)wl, "", (int)wa, head,
+			      who_b);
 	for (size_t i = 0; i < n; i++) {
 		bool same = strcmp(rows[i].a, rows[i].b) == 0;
-		strbuf_printf(&sb, "%s %-*s | %-*s | %s\n", same ? " " : "*", (int)wl, rows[i].label,
-			      (int)wa, rows[i].a, rows[i].b);
+		if (table)
+			strbuf_printf(&sb, "%s %-*s | %-*s | %s\n", same ? " " : "*", (int)wl,
+				      rows[i].label, (int)wa, rows[i].a, rows[i].b);
 		free(rows[i].label);
 		free(rows[i].a);
 		free(rows[i].b);

@@ -165,7 +165,8 @@ json_t *engine_awaited_json(const struct year_state *st, const struct campaign *
 							     "result of the disputed battle"
 							   : "the result of the battle (the reports "
 							     "differ or are missing): campaignctl "
-							     "battle-result"));
+							     "battle-result, or a mail with ORGANISER "
+							     "<password> and the BATTLE AT lines"));
 	else if (!st->paused && !st->deadline && st->step != YEAR_ENDED)
 		json_object_set_new(d, "organiser",
 				    json_string("the step has no deadline: the organiser "
@@ -187,14 +188,26 @@ json_t *engine_awaited_json(const struct year_state *st, const struct campaign *
 	return d;
 }
 
-const char *engine_awaited_for(const json_t *aw, const char *player)
+char *engine_awaited_for(const json_t *aw, const struct campaign *c, int player)
 {
+	if (player < 0 || (size_t)player >= c->player_count)
+		return NULL;
+	const char *as_player = NULL;
 	size_t i;
 	json_t *v;
 	json_array_foreach(json_object_get(aw, "awaited"), i, v)
-		if (strcmp(str_of(v, "player"), player) == 0)
-			return str_of(v, "for");
-	return NULL;
+		if (strcmp(str_of(v, "player"), c->players[player].key) == 0)
+			as_player = str_of(v, "for");
+	/* the organiser who also plays a nation is awaited in both roles */
+	const char *as_organiser = c->organiser_player == player && !json_is_true(json_object_get(
+							aw, "paused"))
+					   ? json_string_value(json_object_get(aw, "organiser"))
+					   : NULL;
+	if (as_player && as_organiser)
+		return xasprintf("%s; and as the organiser, %s", as_player, as_organiser);
+	if (as_organiser)
+		return xasprintf("as the organiser, %s", as_organiser);
+	return as_player ? xstrdup(as_player) : NULL;
 }
 
 char *engine_awaited_text(const json_t *aw)

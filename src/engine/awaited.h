@@ -29,8 +29,10 @@ json_t *engine_awaited_json(const struct year_state *st, const struct campaign *
  * requests). Caller frees. */
 char *engine_awaited_text(const json_t *aw);
 
-/* What `player` (a key) is awaited for, or NULL when he is not. Borrowed
- * from aw. */
-const char *engine_awaited_for(const json_t *aw, const char *player);
+/* What `player` is awaited for, or NULL when he is not: as a player and,
+ * when he is the organiser's own nation, as the organiser (a disputed
+ * battle, a step without deadline). Caller frees. Every view of what a
+ * player is awaited for (STATUS, replies, the year's mails) says it so. */
+char *engine_awaited_for(const json_t *aw, const struct campaign *c, int player);
 
 #endif

@@ -451,16 +451,38 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 			orders_parse(t, after, player, &standing);
 		free(t);
 	}
+	if (c->phase == PHASE_RECRUITMENT && !moved_on)
+		engine_drop_no_move(&merged);
 	data = engine_ack_json(set, moved_on ? &standing : &merged, after, player);
 	if (moved_on) { /* the phase the mail was taken in */
 		json_object_set_new(data, "year", json_integer(c->year));
 		json_object_set_new(data, "phase", json_string(campaign_phase_name(c->phase)));
 	}
-	if (carried) {
+	/* the recruitment this mail completed: its lines as they were paid,
+	 * said to be applied, not to come */
+	bool recruited = c->phase == PHASE_RECRUITMENT && moved_on;
+	if (carried || recruited) {
 		/* the lines his turn carried out: costs as they were paid */
 		json_t *before = engine_ack_json(set, &merged, c, player);
 		json_object_set(data, "lines", json_object_get(before, "lines"));
 		json_decref(before);
+	}
+	json_t *lines = json_object_get(data, "lines");
+	for (size_t i = 0; recruited && i < set->count && i < json_array_size(lines); i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK ||
+		    (o->kind != ORDER_RECRUIT && o->kind != ORDER_RETRIEVE_GENERAL &&
+		     o->kind != ORDER_DISMISS))
+			continue;
+		json_t *line = json_array_get(lines, i);
+		json_t *notes = json_object_get(line, "costs");
+		json_object_set_new(line, "has_costs", json_true());
+		char *n = xasprintf("carried out: with your mail the recruitment phase of %d "
+				    "was complete and applied (the year's mail says what came of "
+				    "it)", c->year);
+		if (json_is_array(notes))
+			json_array_append_new(notes, json_string(n));
+		free(n);
 	}
 	json_t *base = base_data(p, player);
 	json_object_update_missing(data, base);

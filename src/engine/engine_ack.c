@@ -65,3 +65,15 @@ void engine_drop_movement(struct order_set *merged, const struct campaign *c, ch
 	free(*text);
 	*text = orders_format_pending(merged, c);
 }
+
+void engine_drop_no_move(struct order_set *merged)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < merged->count; i++) {
+		if (merged->orders[i].kind == ORDER_NO_MOVE)
+			order_free(&merged->orders[i]);
+		else
+			merged->orders[w++] = merged->orders[i];
+	}
+	merged->count = w;
+}

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "engine/engine_year_p.h"
+#include "engine/awaited.h"
 #include "base/timefmt.h"
 #include "base/util.h"
 #include "dbm/year.h"
@@ -27,11 +28,6 @@ static const char *ordinal_suffix(size_t n)
 	return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
 }
 
-static const char *pending_str(const struct year_state *st, const char *key)
-{
-	return json_string_value(json_object_get(st->pending, key));
-}
-
 /* "France", "France and Savoy", "France, Savoy and Milan" */
 static char *nation_list(const struct campaign *c, const json_t *keys)
 {
@@ -44,38 +40,6 @@ static char *nation_list(const struct campaign *c, const json_t *keys)
 			      nation_of(c, p));
 	}
 	return strbuf_take(&sb);
-}
-
-/* What the step asks of one player who is awaited. */
-static char *awaited_for(const struct year_state *st, const struct campaign *c)
-{
-	const char *kind = pending_str(st, "kind");
-	switch (st->step) {
-	case YEAR_TURN:
-		return xstrdup("your movement orders (INVADE, MOVE, SEND CONTINGENT or NO MOVE)");
-	case YEAR_DECISION:
-		if (kind && strcmp(kind, "allies") == 0)
-			return xasprintf("your answer to the call for allies before the battle at %s "
-					 "(ANSWER ALLIES, CONTINGENT FOR)", pending_str(st, "province"));
-		if (kind && strcmp(kind, "defence") == 0)
-			return xasprintf("your answer to the invasion of %s (IF INVADED)",
-					 pending_str(st, "province"));
-		return xasprintf("your permission for the move of %s (ALLOW or DENY PASSAGE, "
-				 "ALLOW or DENY SUPPLY)",
-				 nation_of(c, campaign_find_player(c, pending_str(st, "mover"))));
-	case YEAR_BATTLE:
-		return xasprintf("your report of the battle at %s (BATTLE AT ... with the result)",
-				 pending_str(st, "province"));
-	case YEAR_RECRUITMENT:
-		return xstrdup("your recruitment orders (RECRUIT, DISMISS, RETRIEVE GENERAL, or "
-			       "NO MOVE for none)");
-	case YEAR_VOTE:
-		return xstrdup("your vote (VOTE CONTINUE or VOTE END)");
-	case YEAR_IDLE:
-	case YEAR_ENDED:
-		break;
-	}
-	return xstrdup("nothing");
 }
 
 json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *st,
@@ -148,12 +112,13 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 
 	/* who is awaited, and the deadline */
 	json_t *aw = year_awaited(st, c, io);
-	bool you_awaited = false;
-	size_t i;
-	json_t *v;
-	json_array_foreach(aw, i, v)
-		if (player >= 0 && strcmp(json_string_value(v), c->players[player].key) == 0)
-			you_awaited = true;
+	/* what he is awaited for, in both roles: the one view (awaited.c)
+	 * that STATUS and campaignctl status give */
+	json_t *view = engine_awaited_json(st, c, io);
+	char *what = engine_awaited_for(view, c, player);
+	bool organiser_awaited = json_object_get(view, "organiser") && !st->paused;
+	json_decref(view);
+	bool you_awaited = what != NULL;
 	char *list = nation_list(c, aw);
 	json_object_set_new(d, "awaited", aw);
 	json_object_set_new(d, "awaited_nations", json_string(list));
@@ -174,13 +139,14 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 		json_object_set_new(d, "you_awaited", json_boolean(you_awaited));
 		char *you;
 		if (you_awaited) {
-			char *what = awaited_for(st, c);
 			json_object_set_new(d, "awaited_for", json_string(what));
-			you = xasprintf("The year waits for %s.", what);
-			free(what);
+			you = xasprintf("Awaited from you: %s.", what);
 		} else if (*list) {
 			you = xasprintf("Nothing is awaited from you now; the year waits for %s.",
 					list);
+		} else if (organiser_awaited) {
+			you = xstrdup("Nothing is awaited from you now; the year waits for the "
+				      "organiser.");
 		} else {
 			you = xstrdup("Nothing is awaited from you now.");
 		}
@@ -204,5 +170,6 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 		}
 	}
 	free(list);
+	free(what);
 	return d;
 }

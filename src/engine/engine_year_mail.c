@@ -156,8 +156,58 @@ static bool has_line(const char *text, const char *line, size_t len)
 
 #define CHANGED_LINES_MAX 12
 
-/* The lines of `a` that `b` does not have, each after `label`. */
+/* The orders the acknowledgements to `addr` after outbox id `after` showed
+ * as standing (their "Your current orders" lines, trimmed), one a line:
+ * the player was told of them in the reply to his own mail, so a mail
+ * made again does not list them as changed. NULL when there are none. */
+static char *acknowledged_orders(struct yctx *y, const char *addr, int64_t after)
+{
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	if (!addr || store_outbox_matching(y->e->store, after, INT64_MAX, "<ack.", &items, &n,
+					   &err) != STORE_OK) {
+		free(err);
+		return NULL;
+	}
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (!items[i].recipients || !strstr(items[i].recipients, addr))
+			continue;
+		char *text = sent_text(items[i].raw);
+		const char *at = text ? strstr(text, "\nYour current orders\n") : NULL;
+		for (at = at ? strchr(at + 1, '\n') : NULL; at && *at;) {
+			at++;
+			const char *nl = strchr(at, '\n');
+			size_t len = nl ? (size_t)(nl - at) : strlen(at);
+			if (strncmp(at, "Each mail changes", 17) == 0 || strncmp(at, "Errors:", 7) == 0)
+				break;
+			size_t lead = 0;
+			while (lead < len && at[lead] == ' ')
+				lead++;
+			/* an order, indented; not its notes ("-> ...") */
+			if (lead > 0 && lead < len && lead <= 4 && strncmp(at + lead, "->", 2) != 0)
+				strbuf_printf(&sb, "%.*s\n", (int)(len - lead), at + lead);
+			at = nl;
+		}
+		free(text);
+	}
+	store_outbox_items_free(items, n);
+	return sb.data;
+}
+
+/* The lines of `a` that `b` does not have (nor `also`, when given), each
+ * after `label`. */
+static size_t lines_not_in_either(struct strbuf *sb, const char *a, const char *b,
+				  const char *also, const char *label);
+
 static size_t lines_not_in(struct strbuf *sb, const char *a, const char *b, const char *label)
+{
+	return lines_not_in_either(sb, a, b, NULL, label);
+}
+
+static size_t lines_not_in_either(struct strbuf *sb, const char *a, const char *b,
+				  const char *also, const char *label)
 {
 	size_t n = 0, more = 0;
 	for (const char *at = a; *at;) {
@@ -169,7 +219,7 @@ static size_t lines_not_in(struct strbuf *sb, const char *a, const char *b, cons
 			s++;
 			sl--;
 		}
-		if (sl && !has_line(b, at, len)) {
+		if (sl && !has_line(b, at, len) && !(also && has_line(also, s, sl))) {
 			if (n < CHANGED_LINES_MAX)
 				strbuf_printf(sb, "  %s %.*s\n", label, (int)sl, s);
 			else
@@ -187,8 +237,8 @@ static size_t lines_not_in(struct strbuf *sb, const char *a, const char *b, cons
  * looked for (same recipient, template, subject and place in the year).
  * *skip when its text is the same (not sent twice); else *preface says what
  * changed. Returns 0, or -1 once a failure was met. */
-static int correction_of(struct yctx *y, const char *slot, const char *tpl, json_t *data,
-			 const char *body_check, bool *skip, char **preface)
+static int correction_of(struct yctx *y, const char *slot, const char *addr, const char *tpl,
+			 json_t *data, const char *body_check, bool *skip, char **preface)
 {
 	*skip = false;
 	*preface = NULL;
@@ -270,8 +320,12 @@ static int correction_of(struct yctx *y, const char *slot, const char *tpl, json
 				      jstr_or(y->correction, "why", "the organiser went back a step"));
 			struct strbuf diff = {0};
 			strbuf_puts(&diff, "");
+			/* orders the player sent since, already acknowledged,
+			 * are no change the correction made */
+			char *acked = was ? acknowledged_orders(y, addr, old->id) : NULL;
 			size_t changed = was ? lines_not_in(&diff, was, text, "was:") : 0;
-			changed += was ? lines_not_in(&diff, text, was, "now:") : 0;
+			changed += was ? lines_not_in_either(&diff, text, was, acked, "now:") : 0;
+			free(acked);
 			if (changed)
 				strbuf_printf(&sb, "What changed:\n%s", diff.data);
 			strbuf_free(&diff);
@@ -320,7 +374,7 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 	}
 	bool skip = false;
 	char *preface = NULL, *corrected = NULL;
-	if (*slot && correction_of(y, slot, tpl, d, NULL, &skip, &preface) != 0) {
+	if (*slot && correction_of(y, slot, addr, tpl, d, NULL, &skip, &preface) != 0) {
 		json_decref(d);
 		return -1;
 	}

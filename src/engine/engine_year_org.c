@@ -349,6 +349,20 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 	case ENGINE_ACT_UNDO:
 		year_pause(&y.run, why, sizeof why);
 		why[0] = '\0';
+		/* a step undone after its deadline passed gets a fresh one:
+		 * its normal length, counted from the undo on the campaign's
+		 * clock (stopped until the organiser resumes) */
+		if (y.st.deadline && y.st.paused_left <= 0 && detail) {
+			y.st.paused_left = year_step_length(&y.st, c);
+			char len[64];
+			year_format_duration(y.st.paused_left, len, sizeof len);
+			char *more = xasprintf("%s. Its deadline had already passed, so it has a "
+					       "fresh one: %s from the moment the organiser resumes "
+					       "the campaign",
+					       detail, len);
+			free(detail);
+			detail = more;
+		}
 		yctx_announce(&y, "undo", detail);
 		break;
 	case ENGINE_ACT_BATTLE_RESULT: {

@@ -141,11 +141,12 @@ json_t *engine_player_status(struct engine *e, int player, int64_t now, char **e
 	json_object_set_new(d, "positions", positions);
 
 	json_t *aw = engine_awaited_json(&y.st, c, &y.io);
-	const char *mine = engine_awaited_for(aw, pl->key);
+	char *mine = engine_awaited_for(aw, c, player);
 	if (mine)
 		json_object_set_new(d, "you_awaited_for", json_string(mine));
 	else
 		json_object_set_new(d, "not_awaited", json_true());
+	free(mine);
 	json_t *asks = json_array();
 	size_t i;
 	json_t *v;

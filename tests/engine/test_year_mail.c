@@ -430,7 +430,7 @@ static void test_early_order_that_cannot_be_carried_out(void **state)
 	assert_has(text, "Your movement order sent in advance,\n  INVADE Picardy VIA Calais\n"
 			 "cannot be carried out now: the route passes Calais twice.\n"
 			 "It was dropped: send a new movement option. The deadline below counts "
-			 "from\nthis mail.");
+			 "from this mail.");
 	/* 10:00 UTC + 72 h, in the campaign's time zone */
 	assert_has(text, "Send your movement option before Mon 18 Jan 2027 11:00 CET");
 	assert_has_not(text, "already in");
@@ -608,7 +608,7 @@ static void test_recruitment_with_an_empty_reserve(void **state)
 	battle_at_calais(f, "NO MOVE");
 	char *text = NULL;
 	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Recruitment", &text), 1);
-	assert_has(text, "The campaign phase is over. Your reserve is empty: nothing can be\n"
+	assert_has(text, "The campaign phase is over. Your reserve is empty: nothing can be "
 			 "recruited. You may still dismiss troops:\n  DISMISS <n> <element>\n");
 	assert_has(text, "Your reserve:\n  (empty: there is nothing to recruit)\n");
 	assert_has_not(text, "You may recruit up to");
@@ -645,7 +645,7 @@ static void test_battle_mail_tells_the_turn_so_far(void **state)
 	start(f, NOW);
 	char *text = NULL;
 	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Battle at Calais", &text), 1);
-	assert_has(text, "Burgundy (440 AP) attacks France (480 AP)\n");
+	assert_has(text, "Burgundy (440 AP) attacks France (480 AP) in Calais: ");
 	assert_has(text, "This turn so far (the figures above and below count it):\n"
 			 "  Burgundy orders: INVADE Calais VIA Paris\n");
 	assert_has(text, "  Burgundy loses 40 AP (out of supply).\n");
@@ -730,9 +730,12 @@ static void test_undo_and_corrections(void **state)
 			 "under the same subject: the organiser undid France's turn and it "
 			 "was played again.\nWhat changed:\n"
 			 "  was: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
-			 "2027 11:00 CET, or\n"
+			 "2027 11:00 CET, or as soon as every player has sent his. The reply to your "
+			 "orders counts every line against the allowance (a general from the reserve "
+			 "too) and refuses at once what cannot be paid for; what it accepts is carried "
+			 "out.\n"
 			 "  now: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
-			 "2027 13:00 CET, or\n\n");
+			 "2027 13:00 CET, or as soon as every player has sent his.");
 	assert_true(strncmp(text, "Corrected: ", 11) == 0); /* the first line */
 	free(text);
 	/* the organiser's own actions are told */
