@@ -156,6 +156,7 @@ static const struct narrated_kind narrated[] = {
 	{"tributary_renounced", 3}, {"tributary_order", 3}, {"tributary_freed", 3},
 	{"player_out", 3}, {"player_replaced", 3}, {"player_left", 3}, {"end_roll", 3},
 	{"end_vote", 3}, {"end_vote_needed", 3}, {"campaign_end", 3}, {"loss", 3},
+	{"stand_in", 3},
 	{NULL, 0},
 };
 
