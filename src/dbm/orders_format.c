@@ -109,7 +109,7 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 		strbuf_puts(&sb, " " MASK);
 		break;
 	case ORDER_STAND_IN:
-		orders_format_stand_in(&sb, o);
+		orders_format_stand_in(&sb, o, c);
 		break;
 	case ORDER_INVADE:
 	case ORDER_MOVE:

@@ -122,10 +122,11 @@ void orders_plan_route(struct parser *p);
 
 /* STAND-IN <address> UNTIL <date> (arg: the address, then a space and the
  * name if one came before it; count: the date as yyyymmdd) or STAND-IN END
- * (choice CHOICE_END). */
+ * (choice CHOICE_END). In the organiser's mail the player comes first
+ * (target). */
 void orders_parse_stand_in(struct parser *p);
 /* The canonical form after the keyword (" jean@example.org UNTIL 2026-12-24"). */
-void orders_format_stand_in(struct strbuf *sb, const struct order *o);
+void orders_format_stand_in(struct strbuf *sb, const struct order *o, const struct campaign *c);
 
 /* ---------------------------------------------------- orders_grammar.c */
 

@@ -149,19 +149,30 @@ static bool name_ok(const char *s)
 
 void orders_parse_stand_in(struct parser *p)
 {
+	/* the organiser's: the player first (STAND-IN burgundy ...) */
+	bool organiser = p->player < 0 && p->set->organiser;
+	if (organiser) {
+		static const char *const stops[] = {"END", "UNTIL", NULL};
+		p->o->target = orders_match_player(p, stops, false);
+		if (orders_failed(p))
+			return;
+	}
 	if (orders_accept(p, "END")) {
 		p->o->choice = CHOICE_END;
 		orders_expect_end(p, "STAND-IN END");
-		orders_require_player(p);
+		if (!organiser)
+			orders_require_player(p);
 		return;
 	}
-	static const char usage[] = "write STAND-IN <mail address> UNTIL <date> (e.g. STAND-IN "
-				    "jean@example.org UNTIL 2026-12-24), or STAND-IN END";
+	const char *usage = organiser ? "write STAND-IN <player> <mail address> UNTIL <date>, or "
+					"STAND-IN <player> END"
+				      : "write STAND-IN <mail address> UNTIL <date> (e.g. STAND-IN "
+					"jean@example.org UNTIL 2026-12-24), or STAND-IN END";
 	size_t until = p->pos;
 	while (until < p->end && !orders_is_word_at(p, until, "UNTIL"))
 		until++;
 	if (until == p->pos || until >= p->end) {
-		orders_fail(p, usage);
+		orders_fail(p, "%s", usage);
 		return;
 	}
 	/* the address is the last word before UNTIL, "<...>" or bare */
@@ -210,7 +221,8 @@ void orders_parse_stand_in(struct parser *p)
 		p->o->arg = *nm ? xasprintf("%s %s", addr, nm) : xstrdup(addr);
 		p->o->count = y * 10000 + m * 100 + d;
 		p->pos = p->end;
-		orders_require_player(p);
+		if (!organiser)
+			orders_require_player(p);
 	}
 	free(why);
 	free(date);
@@ -218,8 +230,10 @@ void orders_parse_stand_in(struct parser *p)
 	free(addr);
 }
 
-void orders_format_stand_in(struct strbuf *sb, const struct order *o)
+void orders_format_stand_in(struct strbuf *sb, const struct order *o, const struct campaign *c)
 {
+	if (o->target >= 0)
+		strbuf_printf(sb, " %s", orders_player_key(c, o->target));
 	if (o->choice == CHOICE_END) {
 		strbuf_puts(sb, " END");
 		return;

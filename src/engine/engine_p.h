@@ -69,7 +69,7 @@ char *engine_password_form(const char *typed);
 char *engine_masked_subject(const char *subject, const struct order_set *set);
 
 /* A password like campaignctl init's: 16 Crockford base32 symbols in
- * groups of four (engine_year_org.c). */
+ * groups of four (engine_secret.c). */
 void engine_generate_password(char out[20]);
 
 /* FORGOT PASSWORD, from a player's registered address (engine_forgot.c):
@@ -229,6 +229,11 @@ int engine_stand_in_ack_player(struct engine *e, const struct campaign *c, int p
 /* Why a stand-in whose stand-in has ended cannot give orders: a sentence
  * for the rejection. Caller frees. */
 char *engine_stand_in_ended_reason(const struct store_stand_in *si, const struct campaign *c);
+/* A STAND-IN line of the organiser's mail (the player in o->target):
+ * named or ended as by campaignctl stand-in; *report says what was done or
+ * why not. Inside the mail's transaction. Returns 0, or -1 with *errstr. */
+int engine_stand_in_organiser_line(struct engine *e, const struct order *o, int64_t now,
+				   char **report, char **errstr);
 /* The stand-in's orders in the diary ("stand_in" event), once a year for
  * each stand-in, when the mail holds orders. Returns 0, or -1. */
 int engine_stand_in_diary(struct engine *e, const struct campaign *c, int player,

@@ -1,5 +1,5 @@
-/* Secrets in what a reply may quote: the forms a generated password is
- * copied in, and a Subject with every password masked (engine.c). */
+/* Secrets: the passwords we make, the forms a generated password is copied
+ * in, and a Subject with every password masked (what a reply may quote). */
 #include "config.h"
 
 #include "engine/engine_p.h"
@@ -107,4 +107,16 @@ char *engine_masked_subject(const char *subject, const struct order_set *set)
 	sodium_memzero(out, strlen(out));
 	free(out);
 	return strbuf_take(&sb);
+}
+
+void engine_generate_password(char out[20])
+{
+	static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+	size_t n = 0;
+	for (int i = 0; i < 16; i++) {
+		if (i && i % 4 == 0)
+			out[n++] = '-';
+		out[n++] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+	}
+	out[n] = '\0';
 }

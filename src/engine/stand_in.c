@@ -441,7 +441,99 @@ done:
 	return rc;
 }
 
-/* ---- campaignctl stand-in ---- */
+/* ---- the organiser's: campaignctl stand-in, STAND-IN in his mail ---- */
+
+/* Names one for player and tells the player; a refusal in *refusal. */
+static int organiser_names(struct engine *e, const struct campaign *c, int player,
+			   const char *address, const char *name, int y, int m, int d, int64_t now,
+			   char **report, char **refusal, char **errstr)
+{
+	char *understood = NULL;
+	*report = NULL;
+	if (name_one(e, c, player, address, name && *name ? name : NULL, y, m, d, "organiser",
+		     now, refusal, &understood, errstr) != 0)
+		return -1;
+	if (*refusal)
+		return 0;
+	/* the player is told what the organiser did in his name */
+	const struct player *pl = &c->players[player];
+	json_t *data = json_object();
+	json_object_set_new(data, "campaign", json_string(c->name ? c->name : ""));
+	json_object_set_new(data, "nation", json_string(nation_of(pl)));
+	json_object_set_new(data, "player_name", json_string(pl->name ? pl->name : pl->key));
+	json_object_set_new(data, "organiser_name",
+			    json_string(c->organiser_name ? c->organiser_name : ""));
+	json_object_set_new(data, "understood", json_string(understood));
+	char *subject = xasprintf("A stand-in for %s", nation_of(pl));
+	e->no_stand_in_copy = true;
+	int rc = queue(e, c, pl->email, pl->name, subject, "stand-in-named", data, "named", false,
+		       now, errstr);
+	e->no_stand_in_copy = false;
+	free(subject);
+	json_decref(data);
+	if (rc == 0)
+		*report = understood;
+	else
+		free(understood);
+	return rc;
+}
+
+/* Ends player's stand-in, both told; a refusal in *refusal if none lasts. */
+static int organiser_ends(struct engine *e, const struct campaign *c, int player, int64_t now,
+			  char **report, char **refusal, char **errstr)
+{
+	bool ended = false;
+	struct store_stand_in old = {0};
+	*report = NULL;
+	if (end_one(e, c, player, "ended by the organiser", true, true, now, &ended, &old,
+		    errstr) != 0)
+		return -1;
+	if (!ended) {
+		*refusal = xasprintf("no stand-in stands in for %s now",
+				     nation_of(&c->players[player]));
+	} else {
+		char *who = engine_stand_in_who(&old);
+		*report = xasprintf("%s no longer stands in for %s (both were told)", who,
+				    nation_of(&c->players[player]));
+		free(who);
+	}
+	store_stand_in_free(&old);
+	return 0;
+}
+
+int engine_stand_in_organiser_line(struct engine *e, const struct order *o, int64_t now,
+				   char **report, char **errstr)
+{
+	struct campaign *c = NULL;
+	char *refusal = NULL;
+	*report = NULL;
+	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+		return -1;
+	int rc = 0;
+	if (o->target < 0 || (size_t)o->target >= c->player_count) {
+		refusal = xstrdup("the organiser's STAND-IN names the player first");
+	} else if (o->choice == CHOICE_END) {
+		rc = organiser_ends(e, c, o->target, now, report, &refusal, errstr);
+	} else {
+		const char *arg = o->arg ? o->arg : "";
+		const char *sp = strchr(arg, ' ');
+		char *address = sp ? xstrndup(arg, (size_t)(sp - arg)) : xstrdup(arg);
+		rc = organiser_names(e, c, o->target, address, sp ? sp + 1 : NULL, o->count / 10000,
+				     o->count / 100 % 100, o->count % 100, now, report, &refusal,
+				     errstr);
+		free(address);
+	}
+	if (rc == 0 && refusal) {
+		*report = xasprintf("  refused: %s; nothing was done", refusal);
+	} else if (rc == 0 && *report) {
+		char *r = xasprintf("  %s", *report);
+		free(*report);
+		*report = r;
+	}
+	free(refusal);
+	campaign_free(c);
+	return rc;
+}
 
 int engine_stand_in_name(struct engine *e, const char *player_key, const char *address,
 			 const char *name, const char *date, int64_t now, char **report,
@@ -460,6 +552,7 @@ int engine_stand_in_name(struct engine *e, const char *player_key, const char *a
 		return 1;
 	}
 	struct campaign *c = NULL;
+	char *refusal = NULL;
 	if (store_begin(e->store, errstr) != STORE_OK)
 		return -1;
 	int rc = -1;
@@ -471,36 +564,14 @@ int engine_stand_in_name(struct engine *e, const char *player_key, const char *a
 		rc = 1;
 		goto done;
 	}
-	char *refusal = NULL, *understood = NULL;
-	if (name_one(e, c, player, address, name && *name ? name : NULL, y, m, d, "organiser",
-		     now, &refusal, &understood, errstr) != 0)
-		goto done;
-	if (refusal) {
+	rc = organiser_names(e, c, player, address, name, y, m, d, now, report, &refusal, errstr);
+	if (rc == 0 && refusal) {
 		*errstr = refusal;
+		refusal = NULL;
 		rc = 1;
-		goto done;
 	}
-	/* the player is told what the organiser did in his name */
-	const struct player *pl = &c->players[player];
-	json_t *data = json_object();
-	json_object_set_new(data, "campaign", json_string(c->name ? c->name : ""));
-	json_object_set_new(data, "nation", json_string(nation_of(pl)));
-	json_object_set_new(data, "player_name", json_string(pl->name ? pl->name : pl->key));
-	json_object_set_new(data, "organiser_name",
-			    json_string(c->organiser_name ? c->organiser_name : ""));
-	json_object_set_new(data, "understood", json_string(understood));
-	char *subject = xasprintf("A stand-in for %s", nation_of(pl));
-	e->no_stand_in_copy = true;
-	rc = queue(e, c, pl->email, pl->name, subject, "stand-in-named", data, "named", false,
-		   now, errstr);
-	e->no_stand_in_copy = false;
-	free(subject);
-	json_decref(data);
-	if (rc == 0)
-		*report = understood;
-	else
-		free(understood);
 done:
+	free(refusal);
 	if (rc == 0 && store_commit(e->store, errstr) != STORE_OK)
 		rc = -1;
 	if (rc != 0)
@@ -512,8 +583,9 @@ done:
 int engine_stand_in_end_by_organiser(struct engine *e, const char *player_key, int64_t now,
 				     char **report, char **errstr)
 {
-	*report = NULL;
 	struct campaign *c = NULL;
+	char *refusal = NULL;
+	*report = NULL;
 	if (store_begin(e->store, errstr) != STORE_OK)
 		return -1;
 	int rc = -1;
@@ -525,23 +597,14 @@ int engine_stand_in_end_by_organiser(struct engine *e, const char *player_key, i
 		rc = 1;
 		goto done;
 	}
-	bool ended = false;
-	struct store_stand_in old = {0};
-	if (end_one(e, c, player, "ended by the organiser", true, true, now, &ended, &old,
-		    errstr) != 0)
-		goto done;
-	if (!ended) {
-		*errstr = xasprintf("no stand-in stands in for %s now", player_key);
+	rc = organiser_ends(e, c, player, now, report, &refusal, errstr);
+	if (rc == 0 && refusal) {
+		*errstr = refusal;
+		refusal = NULL;
 		rc = 1;
-	} else {
-		char *who = engine_stand_in_who(&old);
-		*report = xasprintf("%s no longer stands in for %s (both were told)", who,
-				    nation_of(&c->players[player]));
-		free(who);
-		rc = 0;
 	}
-	store_stand_in_free(&old);
 done:
+	free(refusal);
 	if (rc == 0 && store_commit(e->store, errstr) != STORE_OK)
 		rc = -1;
 	if (rc != 0)
@@ -551,6 +614,7 @@ done:
 }
 
 /* ---- the stand-in's mails (engine.c) ---- */
+
 
 void engine_stand_in_ack_data(json_t *data, const struct store_stand_in *si,
 			      const struct campaign *c)
