@@ -57,3 +57,27 @@ const char *timefmt_local(int64_t t, const char *zone, char *buf, size_t size)
 	tzset();
 	return ok ? buf : format_utc(t, buf, size);
 }
+
+int64_t timefmt_day_start(int y, int m, int d, const char *zone)
+{
+	struct tm tm = {0};
+	tm.tm_year = y - 1900;
+	tm.tm_mon = m - 1;
+	tm.tm_mday = d;
+	if (!timefmt_zone_ok(zone) || strcmp(zone, "UTC") == 0)
+		return (int64_t)timegm(&tm);
+	const char *old = getenv("TZ");
+	char *saved = old ? xstrdup(old) : NULL;
+	setenv("TZ", zone, 1);
+	tzset();
+	tm.tm_isdst = -1;
+	time_t t = mktime(&tm);
+	if (saved) {
+		setenv("TZ", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("TZ");
+	}
+	tzset();
+	return (int64_t)t;
+}

@@ -19,4 +19,10 @@ bool timefmt_zone_ok(const char *zone);
  * thread-safe: the daemon is single-threaded). Returns buf. */
 const char *timefmt_local(int64_t t, const char *zone, char *buf, size_t size);
 
+/* The first second of day d of month m (1-12) of year y in `zone` (a
+ * NULL, empty or unusable zone: UTC), as epoch seconds. d may run past the
+ * month's end (32 January is 1 February), so the end of a day is the start
+ * of day d + 1. Same TZ handling as timefmt_local. */
+int64_t timefmt_day_start(int y, int m, int d, const char *zone);
+
 #endif

@@ -29,6 +29,7 @@ extern const struct ctl_command ctl_cmd_process;
 extern const struct ctl_command ctl_cmd_preview;
 extern const struct ctl_command ctl_cmd_battle_result;
 extern const struct ctl_command ctl_cmd_replace_player;
+extern const struct ctl_command ctl_cmd_stand_in;
 extern const struct ctl_command ctl_cmd_remove_player;
 extern const struct ctl_command ctl_cmd_undo;
 extern const struct ctl_command ctl_cmd_comment;
@@ -55,6 +56,7 @@ static const struct ctl_command *const commands[] = {
 	&ctl_cmd_preview,
 	&ctl_cmd_battle_result,
 	&ctl_cmd_replace_player,
+	&ctl_cmd_stand_in,
 	&ctl_cmd_remove_player,
 	&ctl_cmd_undo,
 	&ctl_cmd_comment,

@@ -160,6 +160,7 @@ static const struct narrated_kind narrated[] = {
 	{"player_out", 3}, {"player_replaced", 3}, {"player_left", 3}, {"end_roll", 3},
 	{"relief", 3}, {"alliance", 3}, {"alliance_ended", 3},
 	{"end_vote", 3}, {"end_vote_needed", 3}, {"campaign_end", 3}, {"loss", 3},
+	{"stand_in", 3},
 	{NULL, 0},
 };
 

@@ -38,6 +38,7 @@ enum order_kind {
 	ORDER_PLAYER, ORDER_ORGANISER, ORDER_PASSWORD, ORDER_STATUS, ORDER_MAP,
 	ORDER_HELP, ORDER_CLEAR, ORDER_CONFIRM, ORDER_END,
 	ORDER_FORGOT_PASSWORD,   /* from the registered address, without PLAYER */
+	ORDER_STAND_IN,          /* a stand-in named or ended (rulebook 1.1) */
 	/* the year's one movement option (rules 1.4) */
 	ORDER_INVADE, ORDER_MOVE, ORDER_SEND_CONTINGENT, ORDER_NO_MOVE,
 	/* a besieged field army gives battle to its besieger (rules 2.2) */
@@ -226,5 +227,14 @@ void orders_set_free(struct order_set *set);
 void order_free(struct order *o);
 /* Deep copy of an order. */
 void order_copy(struct order *dst, const struct order *src);
+
+/* STAND-IN's date: "2026-12-24", "24 December 2026", "24 Dec 2026",
+ * "December 24, 2026" (English month names or their first three letters,
+ * ordinal endings allowed: "24th"). True with *y, *m, *d set; else false
+ * and *why (caller frees) says what is accepted. */
+bool orders_date_parse(const char *text, int *y, int *m, int *d, char **why);
+/* A plain mail address (local@domain.tld, the characters of a dot-atom):
+ * nothing a mail header could be built from. */
+bool orders_address_ok(const char *address);
 
 #endif

@@ -109,6 +109,9 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 	case ORDER_PASSWORD:
 		strbuf_puts(&sb, " " MASK);
 		break;
+	case ORDER_STAND_IN:
+		orders_format_stand_in(&sb, o, c);
+		break;
 	case ORDER_INVADE:
 	case ORDER_MOVE:
 		strbuf_putc(&sb, ' ');

@@ -491,6 +491,8 @@ static const struct keyword keywords[] = {
 	{"CONFIRM", ORDER_CONFIRM, parse_nothing, 0},
 	{"END", ORDER_END, parse_nothing, 0},
 	{"FORGOT PASSWORD", ORDER_FORGOT_PASSWORD, parse_nothing, 0},
+	{"STAND-IN", ORDER_STAND_IN, orders_parse_stand_in, 0},
+	{"STAND IN", ORDER_STAND_IN, orders_parse_stand_in, 0},
 	{"INVADE", ORDER_INVADE, parse_move, 0},
 	{"MOVE", ORDER_MOVE, parse_move, 0},
 	{"SEND CONTINGENT", ORDER_SEND_CONTINGENT, parse_send, 0},

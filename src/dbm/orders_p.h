@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "dbm/orders.h"
+#include "base/util.h"
 
 #define MASK "********"
 
@@ -116,6 +117,16 @@ int orders_move_start(const struct campaign *c, int player);
 int orders_route_dest_of(const struct campaign *c, const struct order *o);
 /* Plans the route of the order being parsed; fails the line if none. */
 void orders_plan_route(struct parser *p);
+
+/* -------------------------------------------------- orders_stand_in.c */
+
+/* STAND-IN <address> UNTIL <date> (arg: the address, then a space and the
+ * name if one came before it; count: the date as yyyymmdd) or STAND-IN END
+ * (choice CHOICE_END). In the organiser's mail the player comes first
+ * (target). */
+void orders_parse_stand_in(struct parser *p);
+/* The canonical form after the keyword (" jean@example.org UNTIL 2026-12-24"). */
+void orders_format_stand_in(struct strbuf *sb, const struct order *o, const struct campaign *c);
 
 /* ---------------------------------------------------- orders_grammar.c */
 

@@ -19,14 +19,12 @@
 
 /* ---- secrets of the mail being processed ---- */
 
-static char *generated_password_form(const char *typed);
-
 /* Every secret a parsed mail holds: the typed password (and the form a
  * generated one is stored in) and new PASSWORDs (engine_secret_add). */
 static void secrets_note(struct engine *e, const struct order_set *set)
 {
 	engine_secret_add(e, set->password);
-	char *canonical = set->password ? generated_password_form(set->password) : NULL;
+	char *canonical = set->password ? engine_password_form(set->password) : NULL;
 	engine_secret_add(e, canonical);
 	if (canonical)
 		sodium_memzero(canonical, strlen(canonical));
@@ -126,42 +124,24 @@ static const char *loop_reason(const struct engine *e, const struct mail_info *i
 	return NULL;
 }
 
-/* Generated passwords are 16 Crockford base32 characters in groups of four,
- * hashed as printed. Players copy them in all manner of ways: lower case,
- * without the dashes, with spaces, O for 0 and I or L for 1. NULL if `typed`
- * cannot be such a password. */
-static char *generated_password_form(const char *typed)
+/* who: a player's key, STORE_ORGANISER, or "stand-in:KEY" for the
+ * password of KEY's stand-in (stand_in.c). */
+static bool password_is(struct engine *e, const char *who, const char *typed, char **errstr)
 {
-	char plain[17];
-	size_t n = 0;
-	for (const char *p = typed; *p; p++) {
-		char ch = *p;
-		if (ch == '-' || ch == ' ')
-			continue;
-		if (ch >= 'a' && ch <= 'z')
-			ch = (char)(ch - 'a' + 'A');
-		if (ch == 'O')
-			ch = '0';
-		else if (ch == 'I' || ch == 'L')
-			ch = '1';
-		if (!((ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z')) || ch == 'U' || n == 16)
-			return NULL;
-		plain[n++] = ch;
-	}
-	if (n != 16)
-		return NULL;
-	return xasprintf("%.4s-%.4s-%.4s-%.4s", plain, plain + 4, plain + 8, plain + 12);
+	if (strncmp(who, "stand-in:", 9) == 0)
+		return store_stand_in_check_password(e->store, who + 9, typed, errstr);
+	return store_check_password(e->store, who, typed, errstr);
 }
 
 static bool password_ok(struct engine *e, const char *who, const char *typed, char **errstr)
 {
 	if (!typed)
 		return false;
-	if (store_check_password(e->store, who, typed, errstr))
+	if (password_is(e, who, typed, errstr))
 		return true;
-	char *canonical = generated_password_form(typed);
+	char *canonical = engine_password_form(typed);
 	bool ok = canonical && strcmp(canonical, typed) != 0 && !*errstr &&
-		  store_check_password(e->store, who, canonical, errstr);
+		  password_is(e, who, canonical, errstr);
 	if (canonical)
 		sodium_memzero(canonical, strlen(canonical));
 	free(canonical);
@@ -183,79 +163,9 @@ struct process {
 	char *subject;
 	bool subject_held_orders;
 	bool forwarded; /* the orders came from a forwarded message */
+	/* the mail is the player's stand-in's (his address, his password) */
+	const struct store_stand_in *stand_in;
 };
-
-#define SUBJECT_MASK "********"
-
-/* Replaces each occurrence of `secret` (4 characters or more) in *s. */
-static void mask_secret_in(char **s, const char *secret)
-{
-	if (!*s || !secret || strlen(secret) < 4 || !strcasestr(*s, secret))
-		return;
-	struct strbuf sb = {0};
-	size_t len = strlen(secret);
-	const char *at = *s, *hit;
-	strbuf_puts(&sb, "");
-	while ((hit = strcasestr(at, secret))) {
-		strbuf_append(&sb, at, (size_t)(hit - at));
-		strbuf_puts(&sb, SUBJECT_MASK);
-		at = hit + len;
-	}
-	strbuf_puts(&sb, at);
-	sodium_memzero(*s, strlen(*s));
-	free(*s);
-	*s = strbuf_take(&sb);
-}
-
-/* The Subject as a reply may quote it: the passwords of the mail's PLAYER,
- * ORGANISER and PASSWORD lines, and any word that has the shape of a
- * generated password, are masked. A player who put the password in the
- * Subject never sees it come back (nor does anyone reading along). */
-static char *masked_subject(const char *subject, const struct order_set *set)
-{
-	if (!subject)
-		return NULL;
-	char *out = xstrdup(subject);
-	if (set) {
-		mask_secret_in(&out, set->password);
-		for (size_t i = 0; i < set->count; i++)
-			mask_secret_in(&out, set->orders[i].secret);
-	}
-	/* words (split at spaces) of the generated form, in any spelling */
-	struct strbuf sb = {0};
-	strbuf_puts(&sb, "");
-	const char *at = out;
-	while (*at) {
-		size_t gap = strspn(at, " \t");
-		strbuf_append(&sb, at, gap);
-		at += gap;
-		size_t n = strcspn(at, " \t");
-		if (!n)
-			break;
-		char *word = xstrndup(at, n);
-		/* trim punctuation a Subject puts around a word */
-		char *w = word;
-		size_t wl = n;
-		while (wl && strchr("([<\"':,;.)]>", w[wl - 1]))
-			w[--wl] = '\0';
-		size_t lead = strspn(w, "([<\"'");
-		char *canonical = generated_password_form(w + lead);
-		if (canonical) {
-			strbuf_append(&sb, at, lead);
-			strbuf_puts(&sb, SUBJECT_MASK);
-			strbuf_append(&sb, at + wl, n - wl);
-		} else {
-			strbuf_append(&sb, at, n);
-		}
-		free(canonical);
-		sodium_memzero(word, n);
-		free(word);
-		at += n;
-	}
-	sodium_memzero(out, strlen(out));
-	free(out);
-	return strbuf_take(&sb);
-}
 
 /* Whether the Subject held orders, and whether it may be repeated (then
  * p->subject is a copy, words shaped like a generated password masked). */
@@ -263,7 +173,7 @@ static void subject_check(struct process *p)
 {
 	const char *subject = p->info->subject;
 	free(p->subject);
-	p->subject = masked_subject(subject, NULL);
+	p->subject = engine_masked_subject(subject, NULL);
 	if (!subject || !*subject)
 		return;
 	struct order_set set;
@@ -362,6 +272,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	const struct player *pl = &c->players[player];
 	int rc = -1;
 	char *pending_text = NULL, *merged_text = NULL, *token = NULL, *subject = NULL;
+	char *stand_in_note = NULL;
 	struct order_set pending, merged;
 	orders_set_init(&pending);
 	orders_set_init(&merged);
@@ -374,6 +285,12 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	orders_validate(set, c, player);
 	bool turn_over = false;
 	if (engine_year_orders_too_late(e, c, player, set, &turn_over, errstr) != 0)
+		goto done;
+	if (engine_stand_in_mail(e, c, player, p->stand_in, set, p->now, &stand_in_note, errstr) !=
+	    0)
+		goto done;
+	if (p->stand_in &&
+	    engine_stand_in_diary(e, c, player, p->stand_in, set, p->now, errstr) != 0)
 		goto done;
 	if (store_orders_get(e->store, pl->key, c->year, c->phase, &pending_text, errstr) != STORE_OK)
 		goto done;
@@ -490,8 +407,13 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	json_object_set_new(data, "password_changed", json_boolean(password_changed));
 	if (p->forwarded)
 		json_object_set_new(data, "forwarded", json_true());
-	if (p->info->from_addr && pl->email && strcasecmp(p->info->from_addr, pl->email) != 0)
+	if (p->info->from_addr && pl->email && strcasecmp(p->info->from_addr, pl->email) != 0 &&
+	    !p->stand_in)
 		json_object_set_new(data, "sender_address", json_string(p->info->from_addr));
+	if (stand_in_note)
+		json_object_set_new(data, "stand_in_note", json_string(stand_in_note));
+	if (p->stand_in)
+		engine_stand_in_ack_data(data, p->stand_in, c);
 	for (size_t i = 0; c->phase == PHASE_RECRUITMENT && i < set->count; i++) {
 		if (set->orders[i].kind != ORDER_NO_MOVE || set->orders[i].status != ORDER_OK)
 			continue;
@@ -569,7 +491,9 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		json_object_set_new(data, "map_attached", json_string(names));
 		free(names);
 	}
-	if (!rate_allow(e, pl->email, p->now, errstr)) {
+	const char *ack_to = p->stand_in ? p->stand_in->address : pl->email;
+	const char *ack_name = p->stand_in ? p->stand_in->name : pl->name;
+	if (!rate_allow(e, ack_to, p->now, errstr)) {
 		if (*errstr)
 			goto done;
 		free(out->summary);
@@ -579,13 +503,17 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	}
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
 	subject = reply_subject(p->subject, "Your orders");
-	struct reply r = {pl->email, pl->name, subject, "ack", data, p->info, token,
+	struct reply r = {ack_to, ack_name, subject, "ack", data, p->info, token,
 			  MAIL_AUTO_REPLIED, maps.att, maps.count, NULL, false, 0};
 	if (engine_queue_mail(e, &r, c, p->now, &out->reply, errstr) != 0)
 		goto done;
-	out->reply_to = xstrdup(pl->email);
+	out->reply_to = xstrdup(ack_to);
+	/* the player sees every order given in his name */
+	if (p->stand_in && engine_stand_in_ack_player(e, c, player, &r, p->now, errstr) != 0)
+		goto done;
 	rc = 0;
 done:
+	free(stand_in_note);
 	engine_maps_free(&maps);
 	campaign_free(after);
 	json_decref(data);
@@ -768,6 +696,53 @@ static int forwarded_orders(struct process *p, struct order_set *set, char **err
 	return 0;
 }
 
+/* A PLAYER line in a mail from the address of that player's stand-in (the
+ * latest one named, lasting or not): the stand-in's own password is
+ * checked, under a guessing guard of its own ("stand-in:KEY"); every
+ * answer goes to the stand-in's address. Returns 1 when the mail was his,
+ * 0 when it is not from his address, -1 on a database error. */
+static int stand_in_sender(struct process *p, struct order_set *set, char **errstr)
+{
+	const struct player *pl = &p->c->players[set->player];
+	const char *from = p->info->from_addr;
+	struct store_stand_in si;
+	bool found = false;
+	if (p->forwarded || !from)
+		return 0;
+	if (store_stand_in_get(p->e->store, pl->key, &si, &found, errstr) != STORE_OK)
+		return -1;
+	if (!found || strcasecmp(si.address, from) != 0) {
+		store_stand_in_free(&si);
+		return 0;
+	}
+	free(p->out->player);
+	p->out->player = xstrdup(pl->key);
+	char *who = xasprintf("stand-in:%s", pl->key), *whose = NULL;
+	enum password_check pw = PASSWORD_WRONG;
+	int64_t until = 0;
+	int rc = check_password(p, who, si.address, set->password, &pw, &until, errstr);
+	if (rc == 0 && pw == PASSWORD_WAIT) {
+		whose = xasprintf("the stand-in for %s", pl->nation ? pl->nation : pl->key);
+		rc = reject_waiting(p, set->player, si.address, si.name, whose, until, errstr);
+	} else if (rc == 0 && pw == PASSWORD_WRONG) {
+		rc = reject(p, set->player, si.address, si.name, "wrong_password",
+			    "wrong password: nothing was changed", NULL, errstr);
+	} else if (rc == 0 && engine_stand_in_lasts(&si, p->now)) {
+		p->out->authenticated = true;
+		p->stand_in = &si;
+		rc = accept_orders(p, set, set->player, errstr);
+		p->stand_in = NULL;
+	} else if (rc == 0) {
+		whose = engine_stand_in_ended_reason(&si, p->c);
+		rc = reject(p, set->player, si.address, si.name, "stand_in_ended", whose, NULL,
+			    errstr);
+	}
+	free(whose);
+	free(who);
+	store_stand_in_free(&si);
+	return rc == 0 ? 1 : -1;
+}
+
 static int apply_mail(struct process *p, char **errstr)
 {
 	struct engine *e = p->e;
@@ -869,6 +844,8 @@ static int apply_mail(struct process *p, char **errstr)
 				    extra, errstr);
 			free(reason);
 		}
+	} else if ((rc = stand_in_sender(p, &set, errstr)) != 0) {
+		rc = rc > 0 ? 0 : -1;
 	} else {
 		const struct player *pl = &c->players[set.player];
 		free(out->player);
@@ -931,7 +908,7 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 	} else {
 		if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
 			goto fail;
-		struct process p = {e, &info, raw, len, uid, now, c, out, NULL, false, false};
+		struct process p = {e, &info, raw, len, uid, now, c, out, NULL, false, false, NULL};
 		int applied = apply_mail(&p, errstr);
 		free(p.subject);
 		if (applied != 0)

@@ -296,4 +296,21 @@ int engine_year_status_json(struct engine *e, int64_t now, json_t **doc, char **
 int engine_whats_next(struct engine *e, const char *player_key, int64_t now, json_t **out,
 		      char **errstr);
 
+/* Stand-ins named by the organiser (campaignctl stand-in): the player's
+ * stand-in until the end of `date` (the forms of STAND-IN, in the
+ * campaign's time zone), with the same checks and mails as a player's
+ * STAND-IN line, and the player told. *report says what was done. Returns
+ * 0; 1 with *errstr for a refusal (nothing done: a bad date or address,
+ * no such player); -1 with *errstr on a database error. */
+int engine_stand_in_name(struct engine *e, const char *player, const char *address,
+			 const char *name, const char *date, int64_t now, char **report,
+			 char **errstr);
+/* Ends the player's stand-in (both told). Returns 0, 1 (none lasts, or no
+ * such player: *errstr) or -1. */
+int engine_stand_in_end_by_organiser(struct engine *e, const char *player, int64_t now,
+				     char **report, char **errstr);
+/* Ends the stand-ins whose date has passed, telling each stand-in and his
+ * player (engine_tick calls it). Own transaction. Returns 0, or -1. */
+int engine_stand_in_expire(struct engine *e, int64_t now, char **errstr);
+
 #endif

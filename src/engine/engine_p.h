@@ -33,6 +33,9 @@ struct engine {
 	/* While an ORGANISER mail is carried out: its actions' announcements,
 	 * sent to each player as one mail at its end (else NULL). */
 	json_t *announce_batch;
+	/* set while a mail is queued that a player's stand-in must not get a
+	 * copy of (stand_in.c: he has it already, or it is about him) */
+	bool no_stand_in_copy;
 };
 
 /* At most max bytes of s (never cutting a UTF-8 character), with "..."
@@ -60,6 +63,13 @@ void engine_drop_movement(struct order_set *merged, const struct campaign *c, ch
  * movement order: it leaves the current orders a reply shows. */
 void engine_drop_no_move(struct order_set *merged);
 
+/* engine_secret.c: a password as typed in the form a generated one is
+ * stored in (16 Crockford base32 symbols in groups of four, whatever the
+ * case, dashes, spaces, O for 0, I or L for 1), or NULL if it cannot be
+ * one; a Subject with the passwords of `set` (may be NULL) and every word
+ * shaped like a generated password masked. Callers free. */
+char *engine_password_form(const char *typed);
+char *engine_masked_subject(const char *subject, const struct order_set *set);
 
 /* FORGOT PASSWORD, from a player's registered address (engine_forgot.c):
  * unless one was sent in the last ENGINE_FORGOT_HOURS, a new password is
@@ -190,5 +200,43 @@ int engine_whats_next_in(struct engine *e, int player, int64_t now, json_t **out
  * with *errstr on a database error. */
 int engine_year_organiser_mail(struct engine *e, const struct order_set *set, int64_t now,
 			       char **report, char **errstr);
+
+/* ---- stand_in.c: a player's stand-in (rulebook 1.1) ---- */
+
+/* Whether the stand-in lasts at now: not ended, the date not reached. */
+bool engine_stand_in_lasts(const struct store_stand_in *si, int64_t now);
+/* "Name <address>" or the address. Caller frees. */
+char *engine_stand_in_who(const struct store_stand_in *si);
+/* In a player's mail (acting NULL) or his stand-in's (acting: the stand-in):
+ * the player's own orders end a stand-in that lasts (the stand-in is told);
+ * STAND-IN lines name one (the invitation with his password mailed to him
+ * alone) or end one; lines refused (a bad address or date, a stand-in
+ * naming another, a stand-in's PASSWORD) are marked in error with why.
+ * *note (allocated or NULL) says what was done, for the acknowledgement.
+ * Inside the mail's transaction. Returns 0, or -1 with *errstr. */
+int engine_stand_in_mail(struct engine *e, const struct campaign *c, int player,
+			 const struct store_stand_in *acting, struct order_set *set, int64_t now,
+			 char **note, char **errstr);
+/* The acknowledgement of the stand-in's orders: "stand_in_acting",
+ * "stand_in_who", "stand_in_until" set in data. */
+void engine_stand_in_ack_data(json_t *data, const struct store_stand_in *si,
+			      const struct campaign *c);
+/* That acknowledgement (ack, sent to the stand-in) sent to the player too,
+ * with "to_player" set. Returns 0, or -1 with *errstr. */
+int engine_stand_in_ack_player(struct engine *e, const struct campaign *c, int player,
+			       const struct reply *ack, int64_t now, char **errstr);
+/* Why a stand-in whose stand-in has ended cannot give orders: a sentence
+ * for the rejection. Caller frees. */
+char *engine_stand_in_ended_reason(const struct store_stand_in *si, const struct campaign *c);
+/* A STAND-IN line of the organiser's mail (the player in o->target):
+ * named or ended as by campaignctl stand-in; *report says what was done or
+ * why not. Inside the mail's transaction. Returns 0, or -1 with *errstr. */
+int engine_stand_in_organiser_line(struct engine *e, const struct order *o, int64_t now,
+				   char **report, char **errstr);
+/* The stand-in's orders in the diary ("stand_in" event), once a year for
+ * each stand-in, when the mail holds orders. Returns 0, or -1. */
+int engine_stand_in_diary(struct engine *e, const struct campaign *c, int player,
+			  const struct store_stand_in *acting, const struct order_set *set,
+			  int64_t now, char **errstr);
 
 #endif

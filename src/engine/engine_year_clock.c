@@ -148,5 +148,7 @@ int engine_tick(struct engine *e, int64_t now, int64_t max_gap, struct engine_ti
 	char *report = NULL;
 	int rc = engine_year_transaction(e, tick_fn, &a, &report, errstr);
 	free(report);
+	if (rc == 0)
+		rc = engine_stand_in_expire(e, now, errstr);
 	return rc;
 }

@@ -23,18 +23,6 @@
 
 /* ---------------------------------------------------------------- organiser actions */
 
-void engine_generate_password(char out[20])
-{
-	static const char alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-	size_t n = 0;
-	for (int i = 0; i < 16; i++) {
-		if (i && i % 4 == 0)
-			out[n++] = '-';
-		out[n++] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
-	}
-	out[n] = '\0';
-}
-
 /* Restores the snapshot: campaign, year state, dice; drops what came after. */
 static int rewind_to(struct engine *e, const struct store_snapshot *snap, size_t *dropped,
 		     const char *why, char **errstr)
@@ -698,6 +686,15 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 		if (o->status == ORDER_ERROR) {
 			strbuf_printf(&out, "line %d: %s\n  ERROR: %s\n", o->line,
 				      o->text ? o->text : "", o->error ? o->error : "");
+			continue;
+		}
+		if (o->kind == ORDER_STAND_IN) {
+			char *r = NULL;
+			if (engine_stand_in_organiser_line(e, o, now, &r, errstr) != 0)
+				goto fail;
+			strbuf_printf(&out, "> %s\n%s\n", o->understood ? o->understood : "",
+				      r ? r : "");
+			free(r);
 			continue;
 		}
 		switch (o->kind) {

@@ -187,12 +187,16 @@ static int tell_organiser(struct engine *e, const struct campaign *c, const char
 	if (!c->organiser_email)
 		return 0;
 	char since[64], until[64];
-	int idx = campaign_find_player(c, who);
+	/* "stand-in:KEY": the password of KEY's stand-in (stand_in.c) */
+	bool stand_in = strncmp(who, "stand-in:", 9) == 0;
+	int idx = campaign_find_player(c, stand_in ? who + 9 : who);
 	const struct player *pl = idx >= 0 ? &c->players[idx] : NULL;
+	char *whom = pl ? xasprintf("%s%s", stand_in ? "the stand-in for " : "",
+				    pl->nation ? pl->nation : pl->key)
+			: xstrdup("the organiser");
 	json_t *data = json_object();
 	json_object_set_new(data, "campaign", json_string(c->name ? c->name : ""));
-	json_object_set_new(data, "who", json_string(pl ? (pl->nation ? pl->nation : pl->key)
-							 : "the organiser"));
+	json_object_set_new(data, "who", json_string(whom));
 	json_object_set_new(data, "failures", json_integer(a->failures));
 	json_object_set_new(data, "since",
 			    json_string(timefmt_local(a->since, c->timezone, since, sizeof since)));
@@ -201,9 +205,12 @@ static int tell_organiser(struct engine *e, const struct campaign *c, const char
 	json_object_set_new(data, "sender", json_string(sender ? sender : "(none)"));
 	json_object_set_new(data, "free_attempts", json_integer(GUARD_FREE_ATTEMPTS));
 	char *w = lower_copy(who, 64);
+	for (char *q = w; *q; q++)
+		if (*q == ':')
+			*q = '-'; /* a Message-ID token */
 	char *token = xasprintf("guessing.%s.%lld", w, (long long)now);
-	char *subject = xasprintf("Password guessing on %s", pl ? (pl->nation ? pl->nation : pl->key)
-								 : "the organiser's password");
+	char *subject = xasprintf("Password guessing on %s", pl ? whom : "the organiser's password");
+	free(whom);
 	struct reply r = {c->organiser_email, c->organiser_name, subject, "password-guessing", data,
 			  NULL, token, MAIL_AUTO_GENERATED, NULL, 0, NULL, false, 0};
 	int rc = engine_queue_mail(e, &r, c, now, NULL, errstr);

@@ -120,6 +120,59 @@ char *engine_subject(const struct campaign *c, int year, const char *what)
 	return s;
 }
 
+/* A copy of a mail to a player for his stand-in while one lasts (rulebook
+ * 1.1, stand_in.c): the same mail, prefaced with whose it is. Never a
+ * mail that carries a password (the caller checks r->secret). */
+static int stand_in_copy(struct engine *e, const struct reply *r, const struct campaign *c,
+			 int64_t now, char **errstr)
+{
+	if (e->no_stand_in_copy || !r->to_addr)
+		return 0;
+	const struct player *pl = NULL;
+	for (size_t i = 0; i < c->player_count && !pl; i++)
+		if (c->players[i].email && strcasecmp(c->players[i].email, r->to_addr) == 0)
+			pl = &c->players[i];
+	if (!pl)
+		return 0;
+	struct store_stand_in si;
+	bool found = false;
+	if (store_stand_in_get(e->store, pl->key, &si, &found, errstr) != STORE_OK)
+		return -1;
+	if (!found || si.ended_at != 0 || now >= si.until_at ||
+	    strcasecmp(si.address, r->to_addr) == 0) {
+		store_stand_in_free(&si);
+		return 0;
+	}
+	const char *nation = pl->nation ? pl->nation : pl->key;
+	char until[64];
+	timefmt_local(si.until_at, c->timezone, until, sizeof until);
+	json_t *data = json_deep_copy(r->data);
+	const char *earlier = json_string_value(json_object_get(data, "correction_preface"));
+	char *preface = xasprintf("[A copy for you as %s's stand-in (until %s) of a mail sent "
+				  "to %s.]\n%s",
+				  nation, until, pl->name ? pl->name : nation,
+				  earlier ? earlier : "");
+	json_object_set_new(data, "correction_preface", json_string(preface));
+	free(preface);
+	char *subject = xasprintf("%s's mail: %s", nation, r->subject ? r->subject : "");
+	char *token = xasprintf("%s.stand-in", r->token);
+	struct reply copy = *r;
+	copy.to_addr = si.address;
+	copy.to_name = si.name;
+	copy.subject = subject;
+	copy.data = data;
+	copy.in_reply_to = NULL;
+	copy.token = token;
+	e->no_stand_in_copy = true;
+	int rc = engine_queue_mail(e, &copy, c, now, NULL, errstr);
+	e->no_stand_in_copy = false;
+	free(token);
+	free(subject);
+	json_decref(data);
+	store_stand_in_free(&si);
+	return rc;
+}
+
 int engine_queue_mail(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr)
 {
@@ -199,6 +252,10 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const struct camp
 		return -1;
 	}
 	free(raw);
+	if (!r->secret && stand_in_copy(e, r, c, now, errstr) != 0) {
+		free(body);
+		return -1;
+	}
 	if (body_out)
 		*body_out = body;
 	else

@@ -403,7 +403,7 @@ bool scenario_is_route_kind(enum order_kind k)
 bool scenario_is_inert_kind(enum order_kind k)
 {
 	switch (k) {
-	case ORDER_PASSWORD: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP:
+	case ORDER_PASSWORD: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP: case ORDER_STAND_IN:
 	case ORDER_ORGANISER: case ORDER_ORG_EXTEND: case ORDER_ORG_PAUSE: case ORDER_ORG_RESUME:
 	case ORDER_ORG_PROCESS: case ORDER_ORG_PREVIEW: case ORDER_ORG_COMMENT:
 		return true;
@@ -430,7 +430,7 @@ static const char *kind_placement(enum order_kind k, int phase, bool *warn)
 	case ORDER_RECRUIT: case ORDER_DISMISS: case ORDER_RENOUNCE: case ORDER_EXCHANGE:
 		return phase == PHASE_RECRUITMENT ? NULL
 						   : "belongs in a [year N recruitment] section";
-	case ORDER_PASSWORD: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP:
+	case ORDER_PASSWORD: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP: case ORDER_STAND_IN:
 	case ORDER_ORGANISER: case ORDER_ORG_EXTEND: case ORDER_ORG_PAUSE: case ORDER_ORG_RESUME:
 	case ORDER_ORG_PROCESS: case ORDER_ORG_PREVIEW: case ORDER_ORG_COMMENT:
 		*warn = true;

@@ -29,7 +29,7 @@
 
 /* The schema this build writes. Opening an older database upgrades it (each
  * step in its own transaction); a newer one is refused. */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 enum store_status {
 	STORE_OK = 0,
@@ -381,5 +381,38 @@ int store_player_set_contact(struct store *s, const char *key, const char *name,
  * an existing one is refused) while others may go on using it (SQLite's
  * online backup). The copy is a campaign database like the original. */
 int store_backup(struct store *s, const char *dest_path, char **errstr);
+
+/* ---- stand-ins (store_stand_in.c) ---- */
+
+/* A player's stand-in (rulebook 1.1): the latest one named for him. It
+ * lasts while ended_at is 0 and the time is before until_at. */
+struct store_stand_in {
+	char *player;     /* the player's key */
+	char *address;    /* where the stand-in's mail goes; his orders come from it */
+	char *name;       /* NULL if none was given */
+	char *named_by;   /* "player" or "organiser" */
+	int64_t started_at, until_at;
+	int64_t ended_at; /* 0 while it has not been ended */
+	char *end_reason; /* NULL while it has not been ended */
+};
+void store_stand_in_free(struct store_stand_in *si);
+/* Names a stand-in for player (replacing any earlier one, ended or not):
+ * password is hashed like the players' (never stored in clear). */
+int store_stand_in_set(struct store *s, const struct store_stand_in *si, const char *password,
+		       char **errstr);
+/* The latest stand-in of player: *found false (and *si zeroed) if none. */
+int store_stand_in_get(struct store *s, const char *player, struct store_stand_in *si,
+		       bool *found, char **errstr);
+/* Ends player's stand-in at `at` for `reason` (a sentence); STORE_NOTFOUND
+ * if none was named or it has already ended. */
+int store_stand_in_end(struct store *s, const char *player, int64_t at, const char *reason,
+		       char **errstr);
+/* Whether password is the stand-in's of player (ended or not). */
+bool store_stand_in_check_password(struct store *s, const char *player, const char *password,
+				   char **errstr);
+/* The keys of the players whose stand-in has not been ended but whose
+ * until_at is at or before now (NULL-terminated array, caller frees each
+ * and the array). */
+int store_stand_ins_due(struct store *s, int64_t now, char ***players, char **errstr);
 
 #endif

@@ -83,6 +83,10 @@ int store_check_identity(struct store *s, int64_t *version, char **errstr);
 /* Brings the schema up to version target, one transaction per step. */
 int store_migrate(struct store *s, int target, char **errstr);
 
+/* store_password.c: whether password is the one hashed in `hash` (an
+ * Argon2 string of crypto_pwhash_str), verified ones cached. */
+bool store_password_matches(struct store *s, const char *hash, const char *password);
+
 /* store_sql.c: errors. Each returns status (STORE_ERROR...) and, when
  * errstr is not NULL, sets *errstr to a message naming the file. */
 

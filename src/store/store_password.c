@@ -146,3 +146,8 @@ bool store_check_password(struct store *s, const char *who, const char *password
 		ok = pending_password_used(s, who, password, errstr);
 	return ok;
 }
+
+bool store_password_matches(struct store *s, const char *hash, const char *password)
+{
+	return hash && password && password_verified(s, hash, password);
+}

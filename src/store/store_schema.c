@@ -258,6 +258,21 @@ static const char *const migrations[] = {
 	 "  b INTEGER NOT NULL,"
 	 "  since_year INTEGER NOT NULL"
 	 ");"),
+
+	/* 9: a player's stand-in (rulebook 1.1, campaign-orders(7) STAND-IN):
+	 * the latest one per player, kept after it ended so that the stand-in
+	 * is told why his password no longer works */
+	("CREATE TABLE stand_ins ("
+	 "  player TEXT PRIMARY KEY,"
+	 "  address TEXT NOT NULL,"
+	 "  name TEXT,"
+	 "  password_hash TEXT NOT NULL,"
+	 "  named_by TEXT NOT NULL,"
+	 "  started_at INTEGER NOT NULL,"
+	 "  until_at INTEGER NOT NULL,"
+	 "  ended_at INTEGER,"
+	 "  end_reason TEXT"
+	 ");"),
 };
 
 _Static_assert(sizeof migrations / sizeof *migrations == STORE_SCHEMA_VERSION,

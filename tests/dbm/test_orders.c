@@ -415,6 +415,70 @@ static void test_requests(void **state)
 	orders_set_free(&set);
 }
 
+/* STAND-IN: the address (with a name before it or not), the date forms,
+ * STAND-IN END; addresses a header could be built from and dates that do
+ * not exist refused, saying what is accepted. */
+static void test_stand_in(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	static const struct {
+		const char *line, *canonical;
+	} good[] = {
+		{"STAND-IN jean@example.com UNTIL 2027-01-18",
+		 "STAND-IN jean@example.com UNTIL 2027-01-18"},
+		{"stand in <jean@example.com> until 18 January 2027",
+		 "STAND-IN jean@example.com UNTIL 2027-01-18"},
+		{"STAND-IN Jean Dupont <jean@example.com> UNTIL 18th Jan 2027",
+		 "STAND-IN Jean Dupont <jean@example.com> UNTIL 2027-01-18"},
+		{"STAND-IN \"Jean Dupont\" <jean@example.com> UNTIL January 18, 2027",
+		 "STAND-IN Jean Dupont <jean@example.com> UNTIL 2027-01-18"},
+		{"STAND-IN jean@example.com UNTIL 29 February 2028",
+		 "STAND-IN jean@example.com UNTIL 2028-02-29"},
+		{"STAND-IN END", "STAND-IN END"},
+	};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		char *text = xasprintf("PLAYER burgundy pw123456\n%s\n", good[i].line);
+		assert_int_equal(parse_as(c, text, &set), 0);
+		const struct order *o = only(&set, ORDER_STAND_IN);
+		assert_int_equal(o->status, ORDER_OK);
+		char *canon = orders_format_one(o, c, 0);
+		assert_string_equal(canon, good[i].canonical);
+		free(canon);
+		orders_set_free(&set);
+		free(text);
+	}
+	static const struct {
+		const char *line, *error;
+	} bad[] = {
+		{"STAND-IN jean@example.com>Bcc:x@example.org UNTIL 2027-01-18",
+		 "is not a plain mail address"},
+		{"STAND-IN jean@example.com,x@example.org UNTIL 2027-01-18",
+		 "the stand-in's name before the address"},
+		{"STAND-IN jean UNTIL 2027-01-18", "is not a plain mail address"},
+		{"STAND-IN jean@localhost UNTIL 2027-01-18", "is not a plain mail address"},
+		{"STAND-IN jean@example.com", "write STAND-IN <mail address> UNTIL <date>"},
+		{"STAND-IN jean@example.com UNTIL 2027-02-30", "there is no day 2027-02-30"},
+		{"STAND-IN jean@example.com UNTIL 29 February 2027", "there is no day 2027-02-29"},
+		{"STAND-IN jean@example.com UNTIL 18/01/2027", "a date with slashes"},
+		{"STAND-IN jean@example.com UNTIL next week", "is not a date: write it as"},
+		{"STAND-IN Jean (the cousin) <jean@example.com> UNTIL 2027-01-18",
+		 "the stand-in's name before the address"},
+		{"STAND-IN END now", "unexpected"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *text = xasprintf("PLAYER burgundy pw123456\n%s\n", bad[i].line);
+		assert_int_equal(parse_as(c, text, &set), 1);
+		assert_error_contains(only(&set, ORDER_STAND_IN), bad[i].error);
+		orders_set_free(&set);
+		free(text);
+	}
+	/* it needs the PLAYER line */
+	orders_parse("STAND-IN jean@example.com UNTIL 2027-01-18\n", c, -1, &set);
+	assert_error_contains(only(&set, ORDER_STAND_IN), "PLAYER");
+	orders_set_free(&set);
+}
+
 static void test_forgiving_names(void **state)
 {
 	struct campaign *c = *state;
@@ -1502,6 +1566,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_every_kind_parses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stand_in, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misspelt_multi_word_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unicode_dashes_in_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_organiser_orders, setup, teardown),

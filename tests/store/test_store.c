@@ -26,6 +26,8 @@
 #include "store/store.h"
 #include "base/util.h"
 
+/* STORE_SCHEMA_VERSION as the messages write it */
+
 struct scratch {
 	char dir[64];
 	char *db; /* dir/campaign.db */
@@ -1062,6 +1064,87 @@ static void test_outbox_secret_and_modes(void **state)
 	strbuf_free(&body);
 }
 
+/* Stand-ins: the latest per player, the password hashed, ended with a
+ * reason; a database of the schema before them gains the table. */
+static void test_stand_ins(void **state)
+{
+	struct scratch *sc = *state;
+	struct campaign *c = fixture_campaign();
+	struct store *s = NULL;
+	char *err = NULL;
+	ok(store_open_at_version(sc->db, STORE_CREATE, STORE_SCHEMA_VERSION - 1, &s, &err), &err);
+	ok(store_init_campaign(s, c, false, &err), &err);
+	struct store_stand_in got;
+	bool found = true;
+	ok(store_stand_in_get(s, "burgundy", &got, &found, &err), &err);
+	assert_false(found);
+	store_close(s);
+
+	s = test_store_open(sc->db);
+	assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+	struct store_stand_in si = {"burgundy", "jean@example.com", "Jean", "player", 1000, 5000,
+				    0, NULL};
+	ok(store_stand_in_set(s, &si, "STND-PASS-WORD-0001", &err), &err);
+	ok(store_stand_in_get(s, "burgundy", &got, &found, &err), &err);
+	assert_true(found);
+	assert_string_equal(got.address, "jean@example.com");
+	assert_string_equal(got.name, "Jean");
+	assert_int_equal(got.until_at, 5000);
+	assert_int_equal(got.ended_at, 0);
+	assert_null(got.end_reason);
+	store_stand_in_free(&got);
+	assert_true(store_stand_in_check_password(s, "burgundy", "STND-PASS-WORD-0001", &err));
+	assert_false(store_stand_in_check_password(s, "burgundy", "STND-PASS-WORD-0002", &err));
+	assert_false(store_stand_in_check_password(s, "france", "STND-PASS-WORD-0001", &err));
+	/* the player's own password is another */
+	assert_false(store_check_password(s, "burgundy", "STND-PASS-WORD-0001", &err));
+	assert_null(err);
+	/* never in clear in the file or its log */
+	for (int i = 0; i < 2; i++) {
+		char *path = xasprintf("%s%s", sc->db, i ? "-wal" : "");
+		size_t raw_len = 0;
+		char *raw = file_read_all(path, 64 << 20, &raw_len);
+		assert_true(raw || i == 1);
+		if (raw)
+			assert_null(memmem(raw, raw_len, "STND-PASS-WORD-0001", 19));
+		free(raw);
+		free(path);
+	}
+
+	char **due = NULL;
+	ok(store_stand_ins_due(s, 4999, &due, &err), &err);
+	assert_null(due[0]);
+	free(due);
+	ok(store_stand_ins_due(s, 5000, &due, &err), &err);
+	assert_string_equal(due[0], "burgundy");
+	assert_null(due[1]);
+	free(due[0]);
+	free(due);
+
+	ok(store_stand_in_end(s, "burgundy", 3000, "ended by STAND-IN END", &err), &err);
+	assert_error(store_stand_in_end(s, "burgundy", 3001, "again", &err), STORE_NOTFOUND, &err,
+		     "no stand-in for \"burgundy\"");
+	ok(store_stand_in_get(s, "burgundy", &got, &found, &err), &err);
+	assert_int_equal(got.ended_at, 3000);
+	assert_string_equal(got.end_reason, "ended by STAND-IN END");
+	store_stand_in_free(&got);
+	/* an ended one's password is still known (he is told why it fails) */
+	assert_true(store_stand_in_check_password(s, "burgundy", "STND-PASS-WORD-0001", &err));
+	ok(store_stand_ins_due(s, 9000, &due, &err), &err);
+	assert_null(due[0]);
+	free(due);
+	/* named again: it replaces the old one, with a new password */
+	si.until_at = 8000;
+	ok(store_stand_in_set(s, &si, "STND-PASS-WORD-0003", &err), &err);
+	assert_false(store_stand_in_check_password(s, "burgundy", "STND-PASS-WORD-0001", &err));
+	ok(store_stand_in_get(s, "burgundy", &got, &found, &err), &err);
+	assert_int_equal(got.ended_at, 0);
+	assert_int_equal(got.until_at, 8000);
+	store_stand_in_free(&got);
+	store_close(s);
+	campaign_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1086,6 +1169,7 @@ int main(void)
 		T(test_refuses_unknown_files),
 		T(test_example_campaign),
 		T(test_outbox_secret_and_modes),
+		T(test_stand_ins),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
