@@ -565,11 +565,14 @@ int yctx_mail_out(struct yctx *y)
 				done[k] = true;
 				parts[n++] = &y->held[k];
 			}
-		/* the lead: what he must act on now (of two turns, the later);
+		/* the lead: what he must act on now (of two turns, the later;
+		 * of two reports, the first);
 		 * the others after it in the order they happened */
 		size_t lead = 0;
 		for (size_t k = 1; k < n; k++)
-			if (parts[k]->rank <= parts[lead]->rank)
+			if (parts[k]->rank < parts[lead]->rank ||
+			    (parts[k]->rank == parts[lead]->rank &&
+			     strcmp(parts[k]->tpl, "your-turn") == 0))
 				lead = k;
 		struct held *first = parts[lead];
 		memmove(parts + 1, parts, lead * sizeof *parts);
