@@ -128,7 +128,7 @@ deliver "Konrad Weißkopf <konrad@example.net>" "Befehle" "PLAYER empire $(passw
 SEND CONTINGENT TO burgundy WITH 1 Princes of the Empire, 4 Ritter
 "
 at 31
-show "$(latest 'The turn of Holy Roman Empire' konrad)"
+show "$(latest '1450 · Recruitment' konrad)"
 
 echo
 echo "== The recruitment phase: England and France recruit; the others let the deadline pass"
@@ -143,7 +143,7 @@ echo "  (the organiser adds a word for the diary)"
 "$ctl" comment -d campaign.db --now "$now" The Channel was cruel to the English this year.
 at 80
 at 104
-show "$(latest "1450 · The year's diary" thomas)"
+show "$(latest "1450 · The year's diary" konrad)"
 
 echo
 echo "== campaignctl verify -d campaign.db: every roll of 1450 re-derived from the revealed seed"

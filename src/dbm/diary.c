@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "dbm/diary.h"
+#include "dbm/year.h"
 #include "model/campaign_json.h"
 #include "base/util.h"
 
@@ -642,14 +643,20 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 			b.in_recruitment = true;
 
 		if (strcmp(kind, "roll") == 0) {
-			json_array_append_new(
-				b.rolls,
-				json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?}", "counter",
-					  json_object_get(ev, "counter"), "purpose",
-					  json_object_get(ev, "purpose"), "value",
-					  json_object_get(ev, "value"), "phase",
-					  json_object_get(ev, "phase"), "rule",
-					  json_object_get(ev, "rule")));
+			/* the label is what the roll is checked with (doc/dice.md);
+			 * the words are what it decided */
+			const char *label = json_string_value(json_object_get(ev, "purpose"));
+			char *words = year_roll_words(c, label);
+			json_t *roll = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:s}", "counter",
+						 json_object_get(ev, "counter"), "purpose",
+						 json_object_get(ev, "purpose"), "value",
+						 json_object_get(ev, "value"), "phase",
+						 json_object_get(ev, "phase"), "rule",
+						 json_object_get(ev, "rule"), "purpose_text", words);
+			if (label && strcmp(words, label) != 0)
+				json_object_set_new(roll, "label_differs", json_true());
+			free(words);
+			json_array_append_new(b.rolls, roll);
 			goto comments;
 		}
 		/* next_sequence (1.4): the next year's order, determined as

@@ -227,5 +227,9 @@ const char *year_format_duration(int64_t seconds, char *buf, size_t size);
  * ("ap" for "half_ap"); the sequence of play's dice are left out. New
  * reference. */
 json_t *year_events_for_mail(const struct campaign *c, const json_t *events);
+/* dice_words.c: a die's label (the `purpose` it was rolled with, the
+ * HMAC's message) in words, nations by name: "siege burgundy Liège" is
+ * "the siege of Liège by Burgundy". Caller frees. */
+char *year_roll_words(const struct campaign *c, const char *purpose);
 
 #endif

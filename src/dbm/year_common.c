@@ -157,6 +157,29 @@ static void decorate_field(const struct campaign *c, json_t *ev, const char *k, 
 	}
 }
 
+/* An organiser's action (the event's "action") as the turn's report says
+ * it. */
+static const char *organiser_words(const char *action)
+{
+	static const char *const words[][2] = {
+		{"start", "The organiser started the campaign"},
+		{"deadline", "The organiser set a new deadline"},
+		{"pause", "The organiser paused the campaign"},
+		{"resume", "The organiser resumed the campaign"},
+		{"process", "The organiser processed a step early"},
+		{"comment", "The organiser's note"},
+		{"undo", "The organiser undid a step"},
+		{"battle-result", "The organiser recorded the battle result"},
+		{"replace-player", "The organiser replaced a player"},
+		{"remove-player", "The organiser removed a player"},
+		{"invite", "The organiser sent new invitations"},
+	};
+	for (size_t i = 0; action && i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(action, words[i][0]) == 0)
+			return words[i][1];
+	return "The organiser acted";
+}
+
 json_t *year_events_for_mail(const struct campaign *c, const json_t *events)
 {
 	json_t *out = json_array();
@@ -182,6 +205,26 @@ json_t *year_events_for_mail(const struct campaign *c, const json_t *events)
 		json_t *v;
 		json_object_foreach((json_t *)ev, k, v)
 			decorate_field(c, copy, k, v);
+		if (purpose) {
+			char *words = year_roll_words(c, purpose);
+			json_object_set_new(copy, "purpose_text", json_string(words));
+			free(words);
+		}
+		if (kind && strcmp(kind, "organiser") == 0) {
+			/* "The organiser decided the result ...", "The organiser
+			 * undid a step: France's turn was undone ..." */
+			const char *action = jstr(ev, "action"), *detail = jstr(ev, "detail");
+			if (action && strcmp(action, "start") == 0)
+				detail = NULL; /* "the campaign has started" */
+			char *sentence =
+				detail && *detail && action && strcmp(action, "battle-result") == 0
+					? xasprintf("The organiser %s", detail)
+				: detail && *detail
+					? xasprintf("%s: %s", organiser_words(action), detail)
+					: xasprintf("%s.", organiser_words(action));
+			json_object_set_new(copy, "organiser_sentence", json_string(sentence));
+			free(sentence);
+		}
 		json_array_append_new(out, copy);
 	}
 	return out;

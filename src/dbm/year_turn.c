@@ -693,8 +693,14 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 	struct move_outcome out;
 	bool waits = false;
 	memset(&out, 0, sizeof out);
-	event_emit(r->log, "turn_order", RULE_GAME_YEAR, "{s:s, s:s}", "player", pkey(c, mover),
-		   "order", text ? text : "NO MOVE");
+	/* no order sent: the default (NO MOVE), said as such, not as the
+	 * player's own order */
+	if (o->kind == ORDER_NO_MOVE && !o->text)
+		event_emit(r->log, "turn_order", RULE_GAME_YEAR, "{s:s, s:s, s:b}", "player",
+			   pkey(c, mover), "order", "NO MOVE", "by_default", 1);
+	else
+		event_emit(r->log, "turn_order", RULE_GAME_YEAR, "{s:s, s:s}", "player",
+			   pkey(c, mover), "order", text ? text : "NO MOVE");
 	/* A contingent sent on call during another player's turn is easily
 	 * forgotten: name the option taken rather than the rules' bare refusal. */
 	if ((o->kind == ORDER_MOVE || o->kind == ORDER_INVADE) &&

@@ -180,6 +180,7 @@ static void cb_reveal_dice(void *ctx, int year)
 
 void yctx_free(struct yctx *y)
 {
+	yctx_held_free(y);
 	year_run_free(&y->run);
 	year_state_free(&y->st);
 	event_log_free(&y->log);
@@ -253,7 +254,7 @@ int yctx_open(struct yctx *y, struct engine *e, int64_t now, bool dry, char **er
 /* Stores everything: events, mail, the campaign, the year, the dice. */
 int yctx_save(struct yctx *y, char **errstr)
 {
-	if (yctx_flush(y) != 0 || y->dry) {
+	if (yctx_flush(y) != 0 || yctx_mail_out(y) != 0 || y->dry) {
 		if (y->err) {
 			*errstr = y->err;
 			y->err = NULL;

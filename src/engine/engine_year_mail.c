@@ -72,13 +72,15 @@ static json_t *diary_data(struct yctx *y, int year)
 	return d;
 }
 
-/* The mail's extras: the current map, and the diary's HTML part. */
+/* The mail's extras: the diary's HTML part, the year of the subject. */
 struct mail_extras {
-	const struct mail_attachment *attachments;
-	size_t n_attachments;
 	const char *html_template;
 	int year; /* the year the subject names; 0: the current one */
 };
+
+/* The line that heads each mail merged after the first into one
+ * (queue_merged): a rule, then that mail's subject. */
+#define MERGED_RULE "------------------------------------------------------------------------"
 
 /* ---------------------------------------------------------------- corrections */
 
@@ -237,8 +239,34 @@ static size_t lines_not_in_either(struct strbuf *sb, const char *a, const char *
  * looked for (same recipient, template, subject and place in the year).
  * *skip when its text is the same (not sent twice); else *preface says what
  * changed. Returns 0, or -1 once a failure was met. */
+/* In the text of a mail that merged several (queue_merged), the part that
+ * was the mail `subject`: the one under that heading, else the first (the
+ * leading one has no heading). In place. */
+static void section_of(char *text, const char *subject)
+{
+	static const char rule[] = "\n\n" MERGED_RULE "\n";
+	char *first_end = strstr(text, rule);
+	if (!first_end)
+		return;
+	for (char *at = first_end; at; at = strstr(at + 1, rule)) {
+		char *head = at + strlen(rule);
+		size_t len = strlen(subject);
+		if (strncmp(head, subject, len) == 0 && head[len] == '\n') {
+			char *start = head + len + 1;
+			while (*start == '\n')
+				start++;
+			char *end = strstr(start, rule);
+			memmove(text, start, end ? (size_t)(end - start) : strlen(start));
+			text[end ? (size_t)(end - start) : strlen(start)] = '\0';
+			return;
+		}
+	}
+	*first_end = '\0';
+}
+
 static int correction_of(struct yctx *y, const char *slot, const char *addr, const char *tpl,
-			 json_t *data, const char *body_check, bool *skip, char **preface)
+			 json_t *data, const char *body_check, const char *section, bool *skip,
+			 char **preface)
 {
 	*skip = false;
 	*preface = NULL;
@@ -266,20 +294,28 @@ static int correction_of(struct yctx *y, const char *slot, const char *addr, con
 		set_err(y, err);
 		return -1;
 	}
-	/* the latest one: what the player has now */
+	/* the latest one: what the player has now (a merged mail answers for
+	 * each of its parts: "id.slot") */
 	const struct store_outbox_item *old = NULL;
+	char *mark = NULL;
 	for (size_t i = n; i-- > 0 && !old;) {
 		bool taken = false;
 		size_t k;
 		json_t *v;
+		char *m = xasprintf("%lld%s", (long long)items[i].id, slot);
 		json_array_foreach(used, k, v)
-			taken |= json_integer_value(v) == items[i].id;
-		if (!taken)
+			taken |= json_integer_value(v) == items[i].id ||
+				 (json_is_string(v) && strcmp(json_string_value(v), m) == 0);
+		if (!taken) {
 			old = &items[i];
+			mark = m;
+		} else {
+			free(m);
+		}
 	}
 	int rc = 0;
 	if (old) {
-		json_array_append_new(used, json_integer(old->id));
+		json_array_append_new(used, json_string(mark));
 		char *doc = json_dumps(y->correction, JSON_COMPACT);
 		if (store_kv_set(y->e->store, KV_CORRECTION, doc, &err) != STORE_OK) {
 			set_err(y, err);
@@ -298,6 +334,8 @@ static int correction_of(struct yctx *y, const char *slot, const char *addr, con
 									    : NULL;
 			if (blank)
 				memmove(was, blank + 2, strlen(blank + 2) + 1);
+			if (section)
+				section_of(was, section);
 			str_trim(was);
 		}
 		/* flowed and read back as the sent one was (trailing blanks) */
@@ -335,13 +373,71 @@ static int correction_of(struct yctx *y, const char *slot, const char *addr, con
 		free(now);
 		free(text_trim);
 	}
+	free(mark);
 	store_outbox_items_free(items, n);
 	return rc;
 }
 
-static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_t *data,
-		     int player, const char *addr, const char *name, const struct mail_extras *x,
-		     int step, int nth)
+/* One mail of the year for one recipient, held until the end of the step
+ * so that what one person is told at one moment leaves as one mail. */
+struct held {
+	char *addr, *name;
+	char *tpl, *subject;
+	json_t *data;                    /* the template's data, complete */
+	const struct engine_maps *maps;  /* borrowed from y->maps; may be NULL */
+	char *html_template;
+	int year;                        /* the year the subject names; 0: current */
+	char *slot_key;                  /* its place in the year; NULL: none */
+	int rank;                        /* which one leads a merged mail */
+};
+
+/* Which mail leads when several go to one person at one moment: what he
+ * must act on first, then what happened, then notices. */
+static int template_rank(const char *tpl)
+{
+	static const char *const order[] = {
+		"your-turn",   "decision",     "battle-disputed", "battle",
+		"recruitment", "vote",         "order-refused",   "campaign-end",
+		"diary",       "reminder",     "relations",       "turn-report",
+		"announce-sequence", "organiser-action", "grace",
+	};
+	for (size_t i = 0; tpl && i < sizeof order / sizeof order[0]; i++)
+		if (strcmp(tpl, order[i]) == 0)
+			return (int)i;
+	return (int)(sizeof order / sizeof order[0]);
+}
+
+static void held_free(struct held *h)
+{
+	free(h->addr);
+	free(h->name);
+	free(h->tpl);
+	free(h->subject);
+	json_decref(h->data);
+	free(h->html_template);
+	free(h->slot_key);
+}
+
+void yctx_held_free(struct yctx *y)
+{
+	for (size_t i = 0; i < y->n_held; i++)
+		held_free(&y->held[i]);
+	free(y->held);
+	y->held = NULL;
+	y->n_held = y->cap_held = 0;
+	for (size_t i = 0; i < y->n_maps; i++) {
+		engine_maps_free(y->maps[i]);
+		free(y->maps[i]);
+	}
+	free(y->maps);
+	y->maps = NULL;
+	y->n_maps = 0;
+}
+
+static void hold_one(struct yctx *y, const char *tpl, const char *subject, json_t *data,
+		     int player, const char *addr, const char *name,
+		     const struct engine_maps *maps, const char *html_template, int year, int step,
+		     int nth)
 {
 	json_t *d = json_deep_copy(data);
 	/* deadlines in the campaign's time zone (the pure core writes UTC) */
@@ -357,52 +453,191 @@ static int queue_one(struct yctx *y, const char *tpl, const char *subject, json_
 	json_t *base = yctx_base_data(y, player);
 	json_object_update_missing(d, base);
 	json_decref(base);
-	/* the mail's place: recipient, template, subject and step of the year,
-	 * written into its Message-ID so that a mail made again after an
-	 * undo finds the one it replaces */
-	char slot[24] = "";
-	if (step >= 0) {
-		unsigned char hash[8];
-		char hex[17];
-		char *key = xasprintf("%s|%s|%s|%d|%d|%d", addr, tpl, subject ? subject : "", step,
-				      nth, y->c->year);
-		crypto_generichash(hash, sizeof hash, (const unsigned char *)key, strlen(key), NULL,
-				   0);
-		free(key);
-		sodium_bin2hex(hex, sizeof hex, hash, sizeof hash);
-		snprintf(slot, sizeof slot, ".s%s", hex);
+	grow_array((void **)&y->held, &y->cap_held, y->n_held + 1, sizeof *y->held);
+	struct held *h = &y->held[y->n_held++];
+	*h = (struct held){
+		.addr = xstrdup(addr),
+		.name = name ? xstrdup(name) : NULL,
+		.tpl = xstrdup(tpl ? tpl : ""),
+		.subject = xstrdup(subject ? subject : ""),
+		.data = d,
+		.maps = maps,
+		.html_template = html_template ? xstrdup(html_template) : NULL,
+		.year = year ? year : y->c->year, /* the year may end before it leaves */
+		/* the mail's place: recipient, template, subject and step of
+		 * the year, written into its Message-ID so that a mail made
+		 * again after an undo finds the one it replaces */
+		.slot_key = step >= 0 ? xasprintf("%s|%s|%s|%d|%d|%d", addr, tpl ? tpl : "",
+						  subject ? subject : "", step, nth, y->c->year)
+				      : NULL,
+		.rank = template_rank(tpl),
+	};
+}
+
+static char *slot_of(const char *key)
+{
+	unsigned char hash[8];
+	char hex[17];
+	crypto_generichash(hash, sizeof hash, (const unsigned char *)key, strlen(key), NULL, 0);
+	sodium_bin2hex(hex, sizeof hex, hash, sizeof hash);
+	return xasprintf(".s%s", hex);
+}
+
+/* The mails held for one person (in rank order), queued as one: the first
+ * leads, each other one follows under its subject as a heading. After an
+ * undo each part is compared with what was sent for it: a part sent
+ * before with the same text is left out, a changed one is told (the mail
+ * then says "Corrected:", with what changed). */
+static int queue_merged(struct yctx *y, struct held **parts, size_t n)
+{
+	char **text = xcalloc(n, sizeof *text);
+	char **slot = xcalloc(n, sizeof *slot);
+	char **preface = xcalloc(n, sizeof *preface);
+	bool *keep = xcalloc(n, sizeof *keep);
+	/* each part after the first under its subject, with its year when
+	 * that is not the first one's ("Recruitment (1450)") */
+	char **heading = xcalloc(n, sizeof *heading);
+	for (size_t i = 0; i < n; i++)
+		heading[i] = parts[i]->year != parts[0]->year
+				     ? xasprintf("%s (%d)", parts[i]->subject, parts[i]->year)
+				     : xstrdup(parts[i]->subject);
+	int rc = 0;
+	size_t kept = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char *err = NULL;
+		text[i] = templates_render(y->e->templates, parts[i]->tpl, parts[i]->data, &err);
+		if (!text[i]) {
+			set_err(y, err);
+			rc = -1;
+			break;
+		}
+		str_trim(text[i]);
+		bool skip = false;
+		if (parts[i]->slot_key) {
+			slot[i] = slot_of(parts[i]->slot_key);
+			if (correction_of(y, slot[i], parts[i]->addr, parts[i]->tpl, parts[i]->data,
+					  n > 1 ? text[i] : NULL, heading[i],
+					  &skip, &preface[i]) != 0)
+				rc = -1;
+		}
+		keep[i] = !skip;
+		kept += keep[i];
 	}
-	bool skip = false;
-	char *preface = NULL, *corrected = NULL;
-	if (*slot && correction_of(y, slot, addr, tpl, d, NULL, &skip, &preface) != 0) {
-		json_decref(d);
-		return -1;
+	if (rc != 0 || kept == 0)
+		goto done; /* every part was sent before with the same text */
+	struct held *lead = NULL;
+	struct strbuf body = {0}, token = {0}, pre = {0};
+	const struct held *html_part = NULL, *maps_part = NULL;
+	strbuf_printf(&token, "year.%s.%lu.%d", y->tag, ++y->mail_seq, y->c->year);
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		if (!lead)
+			lead = parts[i];
+		else
+			strbuf_printf(&body, "\n\n%s\n%s\n\n", MERGED_RULE, heading[i]);
+		strbuf_puts(&body, text[i]);
+		if (slot[i])
+			strbuf_puts(&token, slot[i]);
+		if (preface[i]) {
+			/* the first says what this mail replaces; each other
+			 * one names its part */
+			static const char whole[] = "Corrected: this mail replaces the one sent on ";
+			static const char same[] = " under the same subject:";
+			char *p = preface[i];
+			char *same_at = strstr(p, same);
+			if (parts[i] != lead && strncmp(p, whole, strlen(whole)) == 0 && same_at) {
+				strbuf_printf(&pre, "Corrected: \"%s\" below replaces the one sent on "
+						    "%.*s:%s",
+					      heading[i],
+					      (int)(same_at - p - strlen(whole)), p + strlen(whole),
+					      same_at + strlen(same));
+			} else {
+				strbuf_puts(&pre, p);
+			}
+		}
+		if (!html_part && parts[i]->html_template)
+			html_part = parts[i];
+		if (!maps_part && parts[i]->maps && parts[i]->maps->count)
+			maps_part = parts[i];
 	}
-	if (skip) {
-		json_decref(d);
-		return 0; /* the same text was sent before: not sent twice */
+	strbuf_putc(&body, '\n');
+	/* the data the mail is made of: the leading one's, or for its HTML
+	 * alternative (the diary) that part's */
+	json_t *d = json_deep_copy(html_part ? html_part->data : lead->data);
+	if (kept > 1 || html_part != lead)
+		json_object_set_new(d, "merged_text", json_string(body.data));
+	const char *subject = lead->subject;
+	char *corrected = NULL;
+	if (pre.len) {
+		corrected = xasprintf("Corrected: %s", subject);
+		json_object_set_new(d, "correction_preface", json_string(pre.data));
 	}
-	if (preface) {
-		/* after the campaign's tag ("[Name] "), if the subject has one */
-		const char *sub = subject ? subject : "";
-		const char *tag_end = sub[0] == '[' ? strstr(sub, "] ") : NULL;
-		size_t tag = tag_end ? (size_t)(tag_end - sub) + 2 : 0;
-		corrected = xasprintf("%.*sCorrected: %s", (int)tag, sub, sub + tag);
-		json_object_set_new(d, "correction_preface", json_string(preface));
-	}
-	char *token = xasprintf("year.%s.%lu.%d%s", y->tag, ++y->mail_seq, y->c->year, slot);
-	struct reply r = {addr, name, corrected ? corrected : subject, tpl, d, NULL, token,
-			  MAIL_AUTO_GENERATED, x ? x->attachments : NULL, x ? x->n_attachments : 0,
-			  x ? x->html_template : NULL, false, x ? x->year : 0};
+	struct reply r = {lead->addr, lead->name, corrected ? corrected : subject, lead->tpl, d,
+			  NULL, token.data, MAIL_AUTO_GENERATED,
+			  maps_part ? maps_part->maps->att : NULL,
+			  maps_part ? maps_part->maps->count : 0,
+			  html_part ? html_part->html_template : NULL, false, lead->year};
 	char *err = NULL;
-	int rc = engine_queue_mail(y->e, &r, y->c, y->now, NULL, &err);
+	rc = engine_queue_mail(y->e, &r, y->c, y->now, NULL, &err);
 	if (rc != 0)
 		set_err(y, err);
-	free(token);
-	free(preface);
 	free(corrected);
 	json_decref(d);
+	strbuf_free(&body);
+	strbuf_free(&token);
+	strbuf_free(&pre);
+done:
+	for (size_t i = 0; i < n; i++) {
+		free(text[i]);
+		free(slot[i]);
+		free(preface[i]);
+		free(heading[i]);
+	}
+	free(heading);
+	free(text);
+	free(slot);
+	free(preface);
+	free(keep);
 	return rc;
+}
+
+int yctx_mail_out(struct yctx *y)
+{
+	if (y->dry || y->err) {
+		yctx_held_free(y);
+		return y->err ? -1 : 0;
+	}
+	bool *done = xcalloc(y->n_held + 1, sizeof *done);
+	struct held **parts = xcalloc(y->n_held + 1, sizeof *parts);
+	for (size_t i = 0; i < y->n_held && !y->err; i++) {
+		if (done[i])
+			continue;
+		size_t n = 0;
+		for (size_t k = i; k < y->n_held; k++)
+			if (!done[k] && strcasecmp(y->held[k].addr, y->held[i].addr) == 0) {
+				done[k] = true;
+				parts[n++] = &y->held[k];
+			}
+		/* the lead: what he must act on now (of two turns, the later;
+		 * of two reports, the first);
+		 * the others after it in the order they happened */
+		size_t lead = 0;
+		for (size_t k = 1; k < n; k++)
+			if (parts[k]->rank < parts[lead]->rank ||
+			    (parts[k]->rank == parts[lead]->rank &&
+			     strcmp(parts[k]->tpl, "your-turn") == 0))
+				lead = k;
+		struct held *first = parts[lead];
+		memmove(parts + 1, parts, lead * sizeof *parts);
+		parts[0] = first;
+		if (queue_merged(y, parts, n) != 0)
+			break;
+	}
+	free(parts);
+	free(done);
+	yctx_held_free(y);
+	return y->err ? -1 : 0;
 }
 
 static void queue_request(struct yctx *y, const json_t *req)
@@ -444,7 +679,7 @@ static void queue_request(struct yctx *y, const json_t *req)
 	 * PNG (what every client shows) and SVG, marked with the year's
 	 * battles and sieges */
 	struct mail_extras x = {0};
-	struct engine_maps maps = {0};
+	struct engine_maps *maps = NULL;
 	if (tpl && (strcmp(tpl, "your-turn") == 0 || strcmp(tpl, "turn-report") == 0 ||
 		    strcmp(tpl, "diary") == 0)) {
 		int year = diary ? (int)json_integer_value(json_object_get(req, "diary_year"))
@@ -453,10 +688,11 @@ static void queue_request(struct yctx *y, const json_t *req)
 		char *title = diary && year != c->year
 				      ? xasprintf("%s, end of %d", c->name ? c->name : "Campaign", year)
 				      : NULL;
-		engine_maps_build(y->e->store, c, year, title, &maps);
+		maps = xcalloc(1, sizeof *maps);
+		engine_maps_build(y->e->store, c, year, title, maps);
 		free(title);
-		x.attachments = maps.att;
-		x.n_attachments = maps.count;
+		grow_array((void **)&y->maps, &y->cap_maps, y->n_maps + 1, sizeof *y->maps);
+		y->maps[y->n_maps++] = maps;
 	}
 	x.year = (int)json_integer_value(json_object_get(req, "year"));
 	if (tpl && strcmp(tpl, "diary") == 0) {
@@ -473,13 +709,12 @@ static void queue_request(struct yctx *y, const json_t *req)
 			continue;
 		if (c->organiser_email && strcasecmp(c->organiser_email, pl->email) == 0)
 			organiser_reached = true;
-		if (queue_one(y, tpl, subject, data, (int)p, pl->email, pl->name, &x, step, nth) != 0)
-			break;
+		hold_one(y, tpl, subject, data, (int)p, pl->email, pl->name, maps, x.html_template,
+			 x.year, step, nth);
 	}
 	if (org && !organiser_reached && c->organiser_email && *c->organiser_email)
-		queue_one(y, tpl, subject, data, NO_INDEX, c->organiser_email, c->organiser_name,
-			  &x, step, nth);
-	engine_maps_free(&maps);
+		hold_one(y, tpl, subject, data, NO_INDEX, c->organiser_email, c->organiser_name,
+			 maps, x.html_template, x.year, step, nth);
 	json_decref(diary);
 	free(rcpt);
 }

@@ -659,7 +659,7 @@ static int announce_batch(struct engine *e, int64_t now, char **errstr)
 					"subject", subject.data, "to", "all", "organiser", 1, "data", d);
 		strbuf_free(&subject);
 		json_array_append_new(y.run.mails, req);
-		rc = yctx_flush(&y);
+		rc = yctx_flush(&y) == 0 && yctx_mail_out(&y) == 0 ? 0 : -1;
 		if (rc != 0 && y.err) {
 			*errstr = y.err;
 			y.err = NULL;

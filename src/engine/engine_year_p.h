@@ -26,6 +26,9 @@
 #define KV_CORRECTION "year-correction"
 #define WHY_MAX 512
 
+struct held;        /* engine_year_mail.c */
+struct engine_maps; /* maps_p.h */
+
 struct overlay {
 	int player, year, phase;
 	char *text;
@@ -53,6 +56,10 @@ struct yctx {
 	size_t n_overlay, cap_overlay;
 	struct strbuf preview;     /* dry: the mail it would send */
 	json_t *correction;        /* KV_CORRECTION once read (json null: none) */
+	struct held *held;         /* the mails made, not yet queued (yctx_mail_out) */
+	size_t n_held, cap_held;
+	struct engine_maps **maps; /* the maps they carry */
+	size_t n_maps, cap_maps;
 };
 
 /* Keeps the first failure met (allocated `err`, or NULL for "failed"). */
@@ -99,9 +106,16 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 /* The fields every mail of the campaign has, for `player` (NO_INDEX: the
  * organiser). New reference. */
 json_t *yctx_base_data(struct yctx *y, int player);
-/* Stores the new events and queues the new mail requests. Returns 0, or -1
- * once a failure was met (y->err). */
+/* Stores the new events and renders the new mail requests for each
+ * recipient (held in y until yctx_mail_out). Returns 0, or -1 once a
+ * failure was met (y->err). */
 int yctx_flush(struct yctx *y);
+/* Queues the mails held: what one person is told by one use of the year
+ * (one step, one organiser action) leaves as one mail, led by what he must
+ * act on ("Your turn"), the others after it under their own subjects. */
+int yctx_mail_out(struct yctx *y);
+/* Drops the mails held (a refused action; yctx_free does it too). */
+void yctx_held_free(struct yctx *y);
 /* After an undo or a correction went back to a snapshot taken when the
  * outbox went up to `after`: the year's mails sent since may be sent again.
  * Each one made again is compared with the one it replaces: the same text

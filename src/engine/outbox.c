@@ -177,7 +177,11 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const struct camp
 		      int64_t now, char **body_out, char **errstr)
 {
 	const char *campaign_name = c->name ? c->name : "";
-	char *body = templates_render(e->templates, r->template_name, r->data, errstr);
+	/* several mails merged into one (the year's, engine_year_mail.c): the
+	 * text is made already */
+	const char *made = json_string_value(json_object_get(r->data, "merged_text"));
+	char *body = made ? xstrdup(made)
+			  : templates_render(e->templates, r->template_name, r->data, errstr);
 	if (!body)
 		return -1;
 	const char *preface = json_string_value(json_object_get(r->data, "correction_preface"));
