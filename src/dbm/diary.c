@@ -154,7 +154,7 @@ static const struct narrated_kind narrated[] = {
 	{"contingent_recalled", 3}, {"contingent_rejoined", 3}, {"recruit", 3},
 	{"dismiss", 3}, {"reserve_changed", 3}, {"profound_peace", 3}, {"tributary", 3},
 	{"tributary_renounced", 3}, {"tributary_order", 3}, {"tributary_freed", 3},
-	{"player_out", 3}, {"player_replaced", 3}, {"player_left", 3}, {"end_roll", 3},
+	{"player_out", 3}, {"player_replaced", 3}, {"player_left", 3}, {"player_joined", 3}, {"end_roll", 3},
 	{"end_vote", 3}, {"end_vote_needed", 3}, {"campaign_end", 3}, {"loss", 3},
 	{NULL, 0},
 };
@@ -854,6 +854,16 @@ static void undo_event(struct campaign *c, const json_t *ev)
 			int prov = province_by_name(c, json_string_value(name));
 			if (prov >= 0)
 				c->provinces[prov].owner = player;
+		}
+	} else if (strcmp(kind, "player_entered") == 0 && p) {
+		p->status = PLAYER_JOINING;
+		p->location = NO_INDEX;
+		size_t i;
+		json_t *name;
+		json_array_foreach(json_object_get(ev, "provinces"), i, name) {
+			int prov = province_by_name(c, json_string_value(name));
+			if (prov >= 0)
+				c->provinces[prov].owner = NO_INDEX;
 		}
 	} else if (strcmp(kind, "tributary") == 0 && json_is_true(json_object_get(ev, "accepted"))) {
 		int trib = player_by_key(c, event_str(ev, "tributary"));

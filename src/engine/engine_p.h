@@ -61,6 +61,12 @@ void engine_drop_movement(struct order_set *merged, const struct campaign *c, ch
  * groups of four (engine_year_org.c). */
 void engine_generate_password(char out[20]);
 
+/* An undo to a snapshot taken before a player joined (engine_join.c): the
+ * players added since are put into the snapshot's JSON as they stand now
+ * (with their home provinces), so that undo does not take back a joining.
+ * Returns 0, or -1 with *errstr. */
+int engine_join_graft(struct engine *e, json_t *snapshot, char **errstr);
+
 /* FORGOT PASSWORD, from a player's registered address (engine_forgot.c):
  * unless one was sent in the last ENGINE_FORGOT_HOURS, a new password is
  * made, kept beside the old one (store_set_pending_password: the old one

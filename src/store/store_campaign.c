@@ -56,6 +56,7 @@ static const char *player_status_name(enum player_status st)
 	case PLAYER_ACTIVE: return "active";
 	case PLAYER_OUT: return "out";
 	case PLAYER_LEFT: return "left";
+	case PLAYER_JOINING: return "active"; /* and the joining mark (store_join.c) */
 	}
 	return "active";
 }
@@ -743,6 +744,8 @@ int store_load_campaign(struct store *s, struct campaign **out, char **errstr)
 	if (status == STORE_OK)
 		status = load_setup_by_mail(s, c, errstr);
 	if (status == STORE_OK)
+		status = store_join_load(s, c, errstr);
+	if (status == STORE_OK)
 		status = load_contingents_and_sieges(s, c, errstr);
 	if (status == STORE_OK && c->organiser_player >= (int)c->player_count)
 		status = store_corrupt(s, errstr, "organiser's nation is no player");
@@ -886,6 +889,8 @@ int store_save_state(struct store *s, const struct campaign *c, char **errstr)
 		status = save_players(s, c, errstr);
 	if (status == STORE_OK)
 		status = save_setup_by_mail(s, c, true, errstr);
+	if (status == STORE_OK)
+		status = store_join_mark(s, c, errstr);
 	if (status == STORE_OK)
 		status = store_run(s, errstr, NULL, "DELETE FROM contingent_troops", NULL);
 	if (status == STORE_OK)

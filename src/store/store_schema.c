@@ -249,6 +249,10 @@ static const char *const migrations[] = {
 	/* 7: when each event was recorded (epoch seconds; NULL before), for
 	 * the real times of the web diary's feed */
 	"ALTER TABLE events ADD COLUMN recorded_at INTEGER;",
+
+	/* 8: a player added during play (campaignctl add-player) who sets
+	 * up by mail and enters the sequence of play next year */
+	"ALTER TABLE players ADD COLUMN joining INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof migrations / sizeof *migrations == STORE_SCHEMA_VERSION,
