@@ -460,11 +460,42 @@ static void test_player_joins_next_year(void **state)
 	free(seq1450);
 }
 
+/* An undo to before the joining keeps the new player (his rows, his
+ * password and his setup stay in the store). */
+static void test_undo_keeps_joiner(void **state)
+{
+	struct world *w = *state;
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start_setup(w->t.engine, w->now, SEED, false, &report, &err), 0);
+	free(report);
+	/* the first turn runs out: a step to undo, its snapshot without delta */
+	json_t *ys = year_state(w);
+	w->now = json_integer_value(json_object_get(ys, "deadline"));
+	json_decref(ys);
+	assert_int_equal(engine_tick(w->t.engine, w->now, 0, NULL, &err), 0);
+	assert_int_equal(add(w, "delta", "dave@example.com", "Geneve", &report), 0);
+	free(report);
+	struct engine_action_request req = {.action = ENGINE_ACT_UNDO};
+	int rc = engine_action(w->t.engine, &req, w->now, &report, &err);
+	if (rc != 0)
+		fail_msg("undo: %s", report ? report : err);
+	free(report);
+	struct campaign *c = campaign(w);
+	assert_int_equal(c->player_count, 4);
+	assert_int_equal(c->players[3].status, PLAYER_JOINING);
+	assert_true(c->players[3].setup_by_mail);
+	int geneve = campaign_find_province(c, "Genève");
+	assert_int_equal(c->provinces[geneve].home_of, 3);
+	assert_int_equal(c->provinces[geneve].owner, NO_INDEX);
+	campaign_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_add_player_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_player_joins_next_year, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_undo_keeps_joiner, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
