@@ -490,12 +490,105 @@ static void test_undo_keeps_joiner(void **state)
 	campaign_free(c);
 }
 
+/* The year runs out by its deadlines (no orders: NO MOVE, nothing
+ * recruited) until `year` begins; its sequence of play stays `seq`. */
+static void run_to_year(struct world *w, int year, const char *seq)
+{
+	char *err = NULL;
+	struct campaign *c = campaign(w);
+	for (int guard = 0; c->year < year && guard < 20; guard++) {
+		json_t *ys = year_state(w);
+		int64_t deadline = json_integer_value(json_object_get(ys, "deadline"));
+		json_decref(ys);
+		assert_true(deadline > 0);
+		char *now_seq = sequence(w);
+		assert_string_equal(now_seq, seq);
+		free(now_seq);
+		w->now = deadline;
+		assert_int_equal(engine_tick(w->t.engine, w->now, 0, NULL, &err), 0);
+		campaign_free(c);
+		c = campaign(w);
+	}
+	assert_int_equal(c->year, year);
+	campaign_free(c);
+}
+
+/* Not ready when the next year begins: the default army, in his first
+ * home province, and a mail saying so. */
+static void test_joiner_not_ready_gets_default(void **state)
+{
+	struct world *w = *state;
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start_setup(w->t.engine, w->now, SEED, false, &report, &err), 0);
+	free(report);
+	char *seq = sequence(w);
+	assert_int_equal(add(w, "delta", "dave@example.com", "Outremer, Geneve", &report), 0);
+	free(report);
+	free(received(w, "dave@example.com"));
+	run_to_year(w, 1451, seq);
+	free(seq);
+	struct campaign *c = campaign(w);
+	const struct player *d = &c->players[3];
+	assert_int_equal(d->status, PLAYER_ACTIVE);
+	assert_string_equal(c->provinces[d->location].name, "Genève"); /* first in the file */
+	/* the minimums (1 General, 2 Knights, 1 Skirmishers = 48 AP), then
+	 * the troop lines: Knights up to 24 (+264) and Archers while it fits
+	 * (+168 = 42) */
+	assert_int_equal(d->field.count[army_list_find(&d->list, "Sub-general")], 0);
+	assert_int_equal(d->field.count[army_list_find(&d->list, "Knights")], 24);
+	assert_int_equal(d->field.count[army_list_find(&d->list, "Archers")], 42);
+	assert_int_equal(player_field_half_ap(d), HALF_AP(480));
+	campaign_free(c);
+	char *mail = received(w, "dave@example.com");
+	assert_has(mail, "Subject: [TestCampaign] 1451 \u00b7 You entered the campaign without your "
+			 "setup");
+	assert_has(mail, "the year 1451 began and you entered the campaign");
+	assert_has(mail, "  42 Archers");
+	assert_has(mail, "Your army starts in Genève (the first of your home");
+	assert_has(mail, "Subject: [TestCampaign] 1451 \u00b7 The sequence of play");
+	free(mail);
+}
+
+/* A player still joining may be removed: his provinces are free again. */
+static void test_joiner_removed(void **state)
+{
+	struct world *w = *state;
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start_setup(w->t.engine, w->now, SEED, false, &report, &err), 0);
+	free(report);
+	assert_int_equal(add(w, "delta", "dave@example.com", "Geneve", &report), 0);
+	free(report);
+	struct engine_action_request req = {.action = ENGINE_ACT_REMOVE_PLAYER, .arg = "delta"};
+	int rc = engine_action(w->t.engine, &req, w->now, &report, &err);
+	if (rc != 0)
+		fail_msg("remove-player: %s", report ? report : err);
+	free(report);
+	struct campaign *c = campaign(w);
+	assert_int_equal(c->players[3].status, PLAYER_LEFT);
+	campaign_free(c);
+	/* his nation stays his (the diary names it), his province is free */
+	assert_int_equal(add(w, "epsilon", "eve@example.com", "Geneve", &report), 1);
+	assert_string_equal(report, "refused: the nation \"Deltaland\" is already played by "
+				    "\"delta\"\n");
+	free(report);
+	struct engine_new_player np = {"epsilon", "Epsilonland", NULL, "eve@example.com", "Geneve",
+				       &w->lists->players[0].list};
+	assert_int_equal(engine_add_player(w->t.engine, &np, w->now, &report, &err), 0);
+	free(report);
+	c = campaign(w);
+	assert_int_equal(c->provinces[campaign_find_province(c, "Genève")].home_of, 4);
+	assert_int_equal(c->players[4].status, PLAYER_JOINING);
+	campaign_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_add_player_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_player_joins_next_year, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_keeps_joiner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_joiner_not_ready_gets_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_joiner_removed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
