@@ -233,12 +233,14 @@ static int join_fn(struct engine *e, void *arg, char **report, char **errstr)
 			      c->provinces[provinces[i]].name);
 	char *detail;
 	if (pl->status == PLAYER_JOINING)
-		detail = xasprintf("%s joins the campaign, played by %s, with %s as home provinces "
+		detail = xasprintf("%s joins the campaign, played by %s, with %s as home province%s "
 				   "(neutral until then); it takes its turns from %d", pl->nation,
-				   pl->name ? pl->name : pl->email, homes.data, c->year + 1);
+				   pl->name ? pl->name : pl->email, homes.data, n == 1 ? "" : "s",
+				   c->year + 1);
 	else
-		detail = xasprintf("%s joins the campaign, played by %s, with %s as home provinces",
-				   pl->nation, pl->name ? pl->name : pl->email, homes.data);
+		detail = xasprintf("%s joins the campaign, played by %s, with %s as home province%s",
+				   pl->nation, pl->name ? pl->name : pl->email, homes.data,
+				   n == 1 ? "" : "s");
 	strbuf_free(&homes);
 	yctx_announce(&y, "add-player", detail);
 	if (yctx_save(&y, errstr) != 0) {

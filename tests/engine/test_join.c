@@ -474,6 +474,7 @@ static void test_undo_keeps_joiner(void **state)
 	json_decref(ys);
 	assert_int_equal(engine_tick(w->t.engine, w->now, 0, NULL, &err), 0);
 	assert_int_equal(add(w, "delta", "dave@example.com", "Geneve", &report), 0);
+	assert_non_null(strstr(report, "with Genève as home province (neutral until then)"));
 	free(report);
 	struct engine_action_request req = {.action = ENGINE_ACT_UNDO};
 	int rc = engine_action(w->t.engine, &req, w->now, &report, &err);
