@@ -31,6 +31,7 @@ extern const struct ctl_command ctl_cmd_battle_result;
 extern const struct ctl_command ctl_cmd_replace_player;
 extern const struct ctl_command ctl_cmd_stand_in;
 extern const struct ctl_command ctl_cmd_remove_player;
+extern const struct ctl_command ctl_cmd_add_player;
 extern const struct ctl_command ctl_cmd_undo;
 extern const struct ctl_command ctl_cmd_comment;
 extern const struct ctl_command ctl_cmd_invite;
@@ -58,6 +59,7 @@ static const struct ctl_command *const commands[] = {
 	&ctl_cmd_replace_player,
 	&ctl_cmd_stand_in,
 	&ctl_cmd_remove_player,
+	&ctl_cmd_add_player,
 	&ctl_cmd_undo,
 	&ctl_cmd_comment,
 	&ctl_cmd_invite,

@@ -77,6 +77,7 @@ static const char *status_text(enum player_status st)
 	case PLAYER_ACTIVE: return "active";
 	case PLAYER_OUT: return "out of the campaign (no province left)";
 	case PLAYER_LEFT: return "left the campaign";
+	case PLAYER_JOINING: return "joining: sets up by mail, plays from next year";
 	}
 	return "unknown";
 }

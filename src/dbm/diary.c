@@ -158,7 +158,7 @@ static const struct narrated_kind narrated[] = {
 	{"contingent_recalled", 3}, {"contingent_rejoined", 3}, {"recruit", 3},
 	{"dismiss", 3}, {"reserve_changed", 3}, {"profound_peace", 3}, {"tributary", 3},
 	{"tributary_renounced", 3}, {"tributary_order", 3}, {"tributary_freed", 3},
-	{"player_out", 3}, {"player_replaced", 3}, {"player_left", 3}, {"end_roll", 3},
+	{"player_out", 3}, {"player_replaced", 3}, {"player_left", 3}, {"player_joined", 3}, {"end_roll", 3},
 	{"relief", 3}, {"alliance", 3}, {"alliance_ended", 3},
 	{"end_vote", 3}, {"end_vote_needed", 3}, {"campaign_end", 3}, {"loss", 3},
 	{"stand_in", 3},

@@ -65,6 +65,16 @@ static void undo_event(struct campaign *c, const json_t *ev)
 			if (prov >= 0)
 				c->provinces[prov].owner = player;
 		}
+	} else if (strcmp(kind, "player_entered") == 0 && p) {
+		p->status = PLAYER_JOINING;
+		p->location = NO_INDEX;
+		size_t i;
+		json_t *name;
+		json_array_foreach(json_object_get(ev, "provinces"), i, name) {
+			int prov = province_by_name(c, json_string_value(name));
+			if (prov >= 0)
+				c->provinces[prov].owner = NO_INDEX;
+		}
 	} else if (strcmp(kind, "tributary") == 0 && json_is_true(json_object_get(ev, "accepted"))) {
 		int trib = rewind_player(c, event_str(ev, "tributary"));
 		if (trib >= 0)

@@ -40,8 +40,8 @@ void orders_setup_of(const struct order_set *set, const struct campaign *c, int 
 json_t *orders_setup_json(const struct order_set *current, const struct campaign *c, int player)
 {
 	char buf[16];
-	if (c->phase != PHASE_SETUP || player < 0 || (size_t)player >= c->player_count ||
-	    !c->players[player].setup_by_mail)
+	if (player < 0 || (size_t)player >= c->player_count || !c->players[player].setup_by_mail ||
+	    (c->phase != PHASE_SETUP && c->players[player].status != PLAYER_JOINING))
 		return NULL;
 	const struct player *p = &c->players[player];
 	int *counts = xcalloc(p->list.count + 1, sizeof *counts);
@@ -78,6 +78,8 @@ json_t *orders_setup_json(const struct order_set *current, const struct campaign
 			      generals, "start",
 			      start >= 0 ? json_string(c->provinces[start].name) : json_null(),
 			      "missing", missing, "ready", n == 0, "home_provinces", homes);
+	if (p->status == PLAYER_JOINING) /* added during play: enters next year */
+		json_object_set_new(j, "enters_year", json_integer(c->year + 1));
 	free(counts);
 	return j;
 }

@@ -390,7 +390,7 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 static void validate_setup(struct order *o, const struct campaign *c, int player)
 {
 	const struct player *pl = &c->players[player];
-	if (c->phase != PHASE_SETUP) {
+	if (c->phase != PHASE_SETUP && pl->status != PLAYER_JOINING) {
 		reject(o, "the campaign has started: ARMY and START IN choose the field army "
 		       "before play only");
 		return;
@@ -575,6 +575,20 @@ static void validate_single_movement(struct order_set *set)
 	}
 }
 
+/* What a player who joins during play may send before he enters (the
+ * year after campaignctl add-player): his setup, and what every mail may. */
+static bool joining_may(enum order_kind k)
+{
+	switch (k) {
+	case ORDER_NONE: case ORDER_PLAYER: case ORDER_PASSWORD: case ORDER_STATUS:
+	case ORDER_MAP: case ORDER_HELP: case ORDER_CLEAR: case ORDER_CONFIRM: case ORDER_END:
+	case ORDER_FORGOT_PASSWORD: case ORDER_ARMY: case ORDER_START_IN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 size_t orders_validate(struct order_set *set, const struct campaign *c, int player)
 {
 	if (player >= 0 && (size_t)player >= c->player_count)
@@ -584,6 +598,13 @@ size_t orders_validate(struct order_set *set, const struct campaign *c, int play
 		committed = xcalloc(c->players[player].list.count + 1, sizeof *committed);
 	for (size_t i = 0; i < set->count; i++) {
 		struct order *o = &set->orders[i];
+		if (o->status == ORDER_ERROR && player >= 0 && o->kind != ORDER_NONE &&
+		    c->players[player].status == PLAYER_JOINING && !joining_may(o->kind)) {
+			/* the reason that counts: not what the line lacks */
+			free(o->error);
+			o->error = NULL;
+			o->status = ORDER_OK;
+		}
 		if (o->status != ORDER_OK)
 			continue;
 		if (kind_is_organiser(o->kind) && !set->organiser) {
@@ -607,6 +628,11 @@ size_t orders_validate(struct order_set *set, const struct campaign *c, int play
 		}
 		if (player < 0)
 			continue;
+		if (c->players[player].status == PLAYER_JOINING && !joining_may(o->kind)) {
+			reject(o, "you enter the campaign when the year %d begins: until then only "
+			       "your setup (ARMY, START IN) is read", c->year + 1);
+			continue;
+		}
 		if (orders_kind_is_movement(o->kind) && c->players[player].status != PLAYER_ACTIVE) {
 			reject(o, "you are no longer in the campaign");
 			continue;

@@ -37,6 +37,7 @@ struct rules_reason {
 };
 
 /* Rulebook sections, as they appear in the "rule" field of events. */
+#define RULE_NEW_PLAYER "1.2 A new player"
 #define RULE_LOSING_TROOPS "1.3 Losing troops"
 #define RULE_GAME_YEAR "1.4 Game year"
 #define RULE_NORMAL_MOVEMENT "2.1 Normal movement"
@@ -652,5 +653,27 @@ size_t rules_setup_missing(const struct campaign *c, int player, const int *coun
  * their maximums while the army stays within 480 AP; the start, the first
  * home province in the campaign file. `counts` has one slot per list line. */
 void rules_setup_default(const struct campaign *c, int player, int *counts, int *start);
+
+/* A new player added during play (1.2, campaignctl add-player). May he be
+ * given these home provinces (indices, n of them)? Refused unless one to
+ * four distinct provinces, each neutral and not set aside for another new
+ * player; `why` names those that are not and the ones that are. Pure. */
+enum rules_status rules_join_check(const struct campaign *c, const int *provinces, size_t n,
+				   struct rules_reason *why);
+/* Gives c->players[player] (his list in place, troops allocated) the
+ * provinces as home provinces and makes him set up by mail. Before the
+ * start (PHASE_SETUP) they are his at once and he is active; during play
+ * he is PLAYER_JOINING: the provinces stay neutral, set aside for him,
+ * until he enters. Event "player_joined". */
+void rules_player_joins(struct campaign *c, int player, const int *provinces, size_t n,
+			struct event_log *log);
+/* A joining player enters play (the next year begins, before its sequence
+ * of play is rolled): his home provinces still neutral become his, his
+ * field army (`counts`, one per list line) stands in `start`, or in the
+ * first of them when `start` is not one. Returns the start, or NO_INDEX
+ * when none was left to him (he is then out). Events "player_entered" or
+ * "player_out". */
+int rules_player_enters(struct campaign *c, int player, const int *counts, int start,
+			struct event_log *log);
 
 #endif

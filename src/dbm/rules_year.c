@@ -341,7 +341,9 @@ void rules_player_knocked_out(struct campaign *c, int player, struct event_log *
 enum rules_status rules_player_leaves(struct campaign *c, int player, bool replaced,
 				      struct event_log *log, struct rules_reason *why)
 {
-	if (!rules_active_player(c, player))
+	/* a player still joining (campaignctl add-player) may leave too */
+	if (!rules_active_player(c, player) &&
+	    !(rules_valid_player(c, player) && c->players[player].status == PLAYER_JOINING))
 		return rules_refuse(why, "there is no active player number %d", player);
 	if (replaced) {
 		event_emit(log, "player_replaced", RULE_LEAVING, "{s:s}", "player",

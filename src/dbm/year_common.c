@@ -242,7 +242,8 @@ json_t *year_positions_json(const struct campaign *c)
 			arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:b}", "player", p->key,
 				       "nation", pnation(c, (int)i), "status",
 				       p->status == PLAYER_ACTIVE ? "active"
-				       : p->status == PLAYER_OUT ? "out" : "left",
+				       : p->status == PLAYER_OUT ? "out"
+				       : p->status == PLAYER_JOINING ? "joining" : "left",
 				       "location", prov_name(c, p->location), "field_ap",
 				       half_ap_format(player_field_half_ap(p), ap), "provinces",
 				       held, "provinces_text", held_text, "prestige",

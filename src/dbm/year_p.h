@@ -234,5 +234,10 @@ bool year_resolve_vote(struct year_run *r);
 /* A new year: its dice, the sequence of play rolled and announced, the
  * orders carried over. Its first turn is the caller's to enter. */
 void year_begin_year(struct year_run *r, int from_year, int from_phase, enum year_carry how);
+/* year_join.c: the players who joined during `from_year` (PLAYER_JOINING)
+ * enter play, before the new year's sequence of play is rolled: their
+ * setup (ARMY, START IN of from_year's setup phase) or the default, told
+ * by mail. */
+void year_enter_joiners(struct year_run *r, int from_year);
 
 #endif

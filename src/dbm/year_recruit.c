@@ -410,6 +410,7 @@ void year_begin_year(struct year_run *r, int from_year, int from_phase, enum yea
 	const char *commitment = r->io->new_year_dice(r->io->ctx, c->year);
 	int *order = xcalloc(c->player_count + 1, sizeof *order);
 	size_t n = 0;
+	year_enter_joiners(r, from_year);
 	rules_year_prepare(c, r->dice, r->log);
 	/* rolled at the end of the year before (1.4); the first year's when
 	 * play starts (1.2: "Determine a random sequence of play for the

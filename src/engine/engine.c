@@ -292,13 +292,15 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (p->stand_in &&
 	    engine_stand_in_diary(e, c, player, p->stand_in, set, p->now, errstr) != 0)
 		goto done;
-	if (store_orders_get(e->store, pl->key, c->year, c->phase, &pending_text, errstr) != STORE_OK)
+	/* a player joining during play sets up until the next year begins */
+	int phase = pl->status == PLAYER_JOINING ? PHASE_SETUP : c->phase;
+	if (store_orders_get(e->store, pl->key, c->year, phase, &pending_text, errstr) != STORE_OK)
 		goto done;
 	if (pending_text)
 		orders_parse(pending_text, c, player, &pending);
 	orders_merge(&pending, set, &merged);
 	merged_text = orders_format_pending(&merged, c);
-	if (store_orders_set(e->store, pl->key, c->year, c->phase, merged_text, p->now, errstr) !=
+	if (store_orders_set(e->store, pl->key, c->year, phase, merged_text, p->now, errstr) !=
 	    STORE_OK)
 		goto done;
 	if (turn_over)

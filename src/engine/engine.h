@@ -268,6 +268,26 @@ struct engine_action_request {
 int engine_action(struct engine *e, const struct engine_action_request *req, int64_t now,
 		  char **report, char **errstr);
 
+/* campaignctl add-player: a new player (rules 1.2). */
+struct engine_new_player {
+	const char *key;      /* one word, as players type it in orders */
+	const char *nation;   /* NULL: the key */
+	const char *name;     /* may be NULL */
+	const char *email;
+	const char *provinces; /* his home provinces, "Name, Name, ..." */
+	const struct army_list *list; /* his national list, derived for the campaign */
+};
+/* Adds the player: refused (1, *report says why, nothing changed) unless
+ * the key, nation and address are new and every province is neutral (and
+ * not set aside for another new player). During play he is joining: his
+ * provinces are set aside for him, he sets up by mail (ARMY, START IN) and
+ * enters the sequence of play when the next year begins; before the start
+ * they are his at once. He is mailed his invitation (a new password) and
+ * his army list; everyone is told (organiser-action "add-player"), the
+ * event log holds "player_joined". Returns 0, 1 or -1 (*errstr). */
+int engine_add_player(struct engine *e, const struct engine_new_player *np, int64_t now,
+		      char **report, char **errstr);
+
 /* The web diary (publish.h) is rewritten into cfg->publish_dir after a
  * committed step that ended a turn or a year (engine_tick, a player's or
  * the organiser's mail, engine_action). A failure to write it is logged as

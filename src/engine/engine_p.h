@@ -71,6 +71,12 @@ void engine_drop_no_move(struct order_set *merged);
 char *engine_password_form(const char *typed);
 char *engine_masked_subject(const char *subject, const struct order_set *set);
 
+/* An undo to a snapshot taken before a player joined (engine_join.c): the
+ * players added since are put into the snapshot's JSON as they stand now
+ * (with their home provinces), so that undo does not take back a joining.
+ * Returns 0, or -1 with *errstr. */
+int engine_join_graft(struct engine *e, json_t *snapshot, char **errstr);
+
 /* FORGOT PASSWORD, from a player's registered address (engine_forgot.c):
  * unless one was sent in the last ENGINE_FORGOT_HOURS, a new password is
  * made, kept beside the old one (store_set_pending_password: the old one

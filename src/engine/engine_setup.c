@@ -100,6 +100,32 @@ static int queue(struct yctx *y, int player, const char *tpl, const char *subjec
 	return rc;
 }
 
+int setup_mail(struct yctx *y, int player)
+{
+	struct campaign *c = y->c;
+	struct setup_now s;
+	struct order_set set;
+	if (setup_read(y, player, &s, &set) != 0) {
+		orders_set_free(&set);
+		return -1;
+	}
+	json_t *d = json_object();
+	json_object_set_new(d, "army_list", list_json(&c->players[player]));
+	json_t *now = orders_setup_json(&set, c, player);
+	if (now)
+		json_object_set_new(d, "setup", now);
+	int cinc = rules_setup_cinc_line(&c->players[player].list);
+	if (cinc >= 0)
+		json_object_set_new(d, "cinc", json_string(c->players[player].list.types[cinc].label));
+	char *subject = xstrdup("Choose your field army");
+	int rc = queue(y, player, "setup", subject, d);
+	free(subject);
+	json_decref(d);
+	orders_set_free(&set);
+	setup_now_free(&s);
+	return rc;
+}
+
 int setup_open(struct yctx *y, struct strbuf *out, char *why, size_t why_size)
 {
 	struct campaign *c = y->c;
@@ -111,27 +137,7 @@ int setup_open(struct yctx *y, struct strbuf *out, char *why, size_t why_size)
 	for (size_t p = 0; p < c->player_count; p++) {
 		if (!setting_up(c, p) || !c->players[p].email)
 			continue;
-		struct setup_now s;
-		struct order_set set;
-		if (setup_read(y, (int)p, &s, &set) != 0) {
-			orders_set_free(&set);
-			return -1;
-		}
-		json_t *d = json_object();
-		json_object_set_new(d, "army_list", list_json(&c->players[p]));
-		json_t *now = orders_setup_json(&set, c, (int)p);
-		if (now)
-			json_object_set_new(d, "setup", now);
-		int cinc = rules_setup_cinc_line(&c->players[p].list);
-		if (cinc >= 0)
-			json_object_set_new(d, "cinc", json_string(c->players[p].list.types[cinc].label));
-		char *subject = xstrdup("Choose your field army");
-		int rc = queue(y, (int)p, "setup", subject, d);
-		free(subject);
-		json_decref(d);
-		orders_set_free(&set);
-		setup_now_free(&s);
-		if (rc != 0)
+		if (setup_mail(y, (int)p) != 0)
 			return -1;
 		strbuf_printf(out, "mailed %s <%s> the army list and home provinces\n",
 			      c->players[p].key, c->players[p].email);
@@ -147,14 +153,17 @@ void setup_status(struct yctx *y, struct strbuf *out)
 {
 	struct campaign *c = y->c;
 	char buf[16];
-	if (c->phase != PHASE_SETUP || y->st.step != YEAR_IDLE)
-		return;
+	bool before = c->phase == PHASE_SETUP && y->st.step == YEAR_IDLE;
 	bool any = false;
 	for (size_t p = 0; p < c->player_count; p++) {
-		if (!setting_up(c, p))
+		/* before the start: who sets up by mail; during play: who joins */
+		if (before ? !setting_up(c, p) : c->players[p].status != PLAYER_JOINING)
 			continue;
-		if (!any)
+		if (!any && before)
 			strbuf_puts(out, "Setting up by mail (ARMY, START IN):\n");
+		else if (!any)
+			strbuf_printf(out, "Joining when %d begins, setting up by mail (ARMY, START "
+				      "IN):\n", c->year + 1);
 		any = true;
 		struct setup_now s;
 		struct order_set set;

@@ -346,6 +346,7 @@ static const char *action_words(const char *action)
 		{"battle-result", "a battle result"},
 		{"replace-player", "a player replaced"},
 		{"remove-player", "a player removed"},
+		{"add-player", "a new player joins"},
 		{"invite", "new invitations"},
 	};
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
@@ -398,12 +399,10 @@ char *yctx_status_text(struct yctx *y)
 	json_t *aw = engine_awaited_json(&y->st, y->c, &y->io);
 	char *text = engine_awaited_text(aw);
 	json_decref(aw);
-	if (y->st.step != YEAR_IDLE)
-		return text;
 	struct strbuf sb = {0};
 	strbuf_puts(&sb, text);
 	free(text);
-	setup_status(y, &sb);
+	setup_status(y, &sb); /* before the start, or players joining */
 	return strbuf_take(&sb);
 }
 

@@ -29,6 +29,10 @@ static int rewind_to(struct engine *e, const struct store_snapshot *snap, size_t
 {
 	json_error_t jerr;
 	json_t *doc = json_loads(snap->campaign, 0, &jerr);
+	if (doc && engine_join_graft(e, doc, errstr) != 0) {
+		json_decref(doc);
+		return -1;
+	}
 	struct campaign *c = doc ? campaign_from_json(doc, errstr) : NULL;
 	json_decref(doc);
 	if (!c) {

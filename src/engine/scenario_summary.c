@@ -186,10 +186,10 @@ char *scenario_standings(const struct campaign *c)
 	strbuf_puts(&sb, "field AP  reserve AP  provinces  battle  province  total\n");
 	for (size_t k = 0; k < n; k++) {
 		const struct player *p = &c->players[order[k]];
-		static const char *const status[] = {"active", "out", "left"};
+		static const char *const status[] = {"active", "out", "left", "joining"};
 		strbuf_puts(&sb, "  ");
 		put_padded(&sb, p->key, wkey + 2);
-		put_padded(&sb, (unsigned)p->status < 3 ? status[p->status] : "?", 8);
+		put_padded(&sb, (unsigned)p->status < 4 ? status[p->status] : "?", 8);
 		put_padded(&sb, province_of(c, p->location), wloc + 2);
 		strbuf_printf(&sb, "%8s  %10s  %9d  %6d  %8d  %5d\n",
 			      half_ap_format(player_field_half_ap(p), a),

@@ -84,6 +84,7 @@ static const char *status_name(enum player_status st)
 	case PLAYER_ACTIVE: return "active";
 	case PLAYER_OUT: return "out";
 	case PLAYER_LEFT: return "left";
+	case PLAYER_JOINING: return "joining";
 	}
 	return "unknown";
 }
@@ -713,9 +714,11 @@ static bool read_player(struct reader *r, const json_t *o, const char *path, str
 		p->status = PLAYER_OUT;
 	else if (strcmp(status, "left") == 0)
 		p->status = PLAYER_LEFT;
+	else if (strcmp(status, "joining") == 0)
+		p->status = PLAYER_JOINING;
 	else {
 		char *mp = xasprintf("%s.status", path);
-		fail(r, mp, "unknown status \"%s\" (active, out or left)", status);
+		fail(r, mp, "unknown status \"%s\" (active, out, left or joining)", status);
 		free(mp);
 	}
 	free(status);

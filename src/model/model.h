@@ -55,6 +55,8 @@ enum player_status {
 	PLAYER_ACTIVE,
 	PLAYER_OUT,  /* lost all provinces: out, keeps prestige (rules 3.2) */
 	PLAYER_LEFT, /* left voluntarily: provinces neutral, no prestige */
+	PLAYER_JOINING, /* added during play (campaignctl add-player): sets up by
+			   mail and enters the sequence of play next year */
 };
 
 struct player {

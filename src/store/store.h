@@ -29,7 +29,7 @@
 
 /* The schema this build writes. Opening an older database upgrades it (each
  * step in its own transaction); a newer one is refused. */
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 enum store_status {
 	STORE_OK = 0,
@@ -374,6 +374,13 @@ int store_event_count(struct store *s, int year, int *count, char **errstr);
  * STORE_NOTFOUND for an unknown key. */
 int store_player_set_contact(struct store *s, const char *key, const char *name,
 			     const char *email, char **errstr);
+/* A player added during play (campaignctl add-player): c->players[player],
+ * the campaign's last, with his army list, empty troops, his home
+ * provinces (home_of) and whether he is joining (PLAYER_JOINING) or sets
+ * up by mail. The rest is saved by store_save_state as for everyone.
+ * STORE_MISMATCH when the stored campaign does not have the players before
+ * him. */
+int store_add_player(struct store *s, const struct campaign *c, int player, char **errstr);
 
 /* ---- backup ---- */
 

@@ -16,6 +16,8 @@
 #define SETUP_SCHEMA 6
 /* The schema step that made the alliances table. */
 #define ALLIANCE_SCHEMA 8
+/* The schema step that marked players joining during play. */
+#define JOIN_SCHEMA 10
 
 /* Where the campaign's state goes, one statement (SQL and parameters, as
  * store_run takes them) at a time: to the database, or, when rows is not
@@ -112,6 +114,7 @@ static const char *player_status_name(enum player_status st)
 	case PLAYER_ACTIVE: return "active";
 	case PLAYER_OUT: return "out";
 	case PLAYER_LEFT: return "left";
+	case PLAYER_JOINING: return "active"; /* and the joining mark (store_join.c) */
 	}
 	return "active";
 }
@@ -829,6 +832,8 @@ int store_load_campaign(struct store *s, struct campaign **out, char **errstr)
 	if (status == STORE_OK)
 		status = load_setup_by_mail(s, c, errstr);
 	if (status == STORE_OK)
+		status = store_join_load(s, c, errstr);
+	if (status == STORE_OK)
 		status = load_contingents_and_sieges(s, c, errstr);
 	if (status == STORE_OK && c->organiser_player >= (int)c->player_count)
 		status = store_corrupt(s, errstr, "organiser's nation is no player");
@@ -925,6 +930,11 @@ static int write_state(struct state_out *o, const struct campaign *c)
 	}
 	if (status == STORE_OK)
 		status = save_setup_by_mail(o, c, true);
+	/* a joining player is "active" in the status column, with the mark */
+	for (size_t i = 0; status == STORE_OK && store_schema_version(o->s) >= JOIN_SCHEMA &&
+			   i < c->player_count; i++)
+		status = state_row(o, "UPDATE players SET joining = ? WHERE id = ?", "BI",
+				   c->players[i].status == PLAYER_JOINING, (int64_t)i);
 	if (status == STORE_OK)
 		status = state_row(o, "DELETE FROM contingent_troops", NULL);
 	if (status == STORE_OK)

@@ -97,6 +97,11 @@ int store_db_fail(const struct store *s, char **errstr, int rc);
 /* "corrupt database: what" */
 int store_corrupt(const struct store *s, char **errstr, const char *what);
 
+/* store_join.c: the joining mark of players added during play, read into
+ * their status (PLAYER_JOINING; store_save_state writes it); nothing on a
+ * file whose schema has no such column. */
+int store_join_load(struct store *s, struct campaign *c, char **errstr);
+
 /* store_sql.c: statements. Parameters are bound from a format: 'i' int,
  * 'I' int64_t, 'd' double, 't' text (NULL binds NULL), 'b' blob
  * (const void *, size_t), 'B' bool, 'r' a reference (int; NO_INDEX binds

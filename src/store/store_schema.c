@@ -273,6 +273,10 @@ static const char *const migrations[] = {
 	 "  ended_at INTEGER,"
 	 "  end_reason TEXT"
 	 ");"),
+
+	/* 10: a player added during play (campaignctl add-player) who sets
+	 * up by mail and enters the sequence of play next year */
+	"ALTER TABLE players ADD COLUMN joining INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof migrations / sizeof *migrations == STORE_SCHEMA_VERSION,

@@ -375,6 +375,7 @@ static void legend_build(struct legend *l, const struct campaign *c, const json_
 	for (size_t i = 0; i < c->player_count; i++) {
 		const char *state = c->players[i].status == PLAYER_OUT    ? " (out)"
 				    : c->players[i].status == PLAYER_LEFT ? " (left)"
+				    : c->players[i].status == PLAYER_JOINING ? " (joining)"
 									  : "";
 		legend_add(l, SYM_PLAYER, (int)i,
 			   xasprintf("%s%s", player_nation(c, (int)i), state));

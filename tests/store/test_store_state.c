@@ -79,6 +79,7 @@ static void c_a_made(struct campaign *c)
 }
 static void c_a_since(struct campaign *c) { c->alliances[0].since_year--; }
 static void c_a_gone(struct campaign *c) { c->alliance_count = 0; }
+static void c_joining(struct campaign *c) { c->players[0].status = PLAYER_JOINING; }
 
 static const struct change {
 	const char *what;
@@ -114,6 +115,7 @@ static const struct change {
 	{"alliance made", c_a_made},
 	{"alliance since", c_a_since},
 	{"alliance gone", c_a_gone},
+	{"joining", c_joining},
 };
 
 static void test_every_saved_part_is_saved(void **state)
