@@ -158,6 +158,19 @@ void year_end_turn(struct year_run *r);
  * reason; his turn stays open with a deadline counted from that mail.
  * Returns true if that happened. */
 bool year_check_turn_orders(struct year_run *r);
+
+/* ---------------------------------------------------------------- allies (year_allies.c) */
+
+/* Before a battle: each side's allies answer by standing order at once,
+ * the others are asked (a decision with its deadline). */
+void year_call_allies(struct year_run *r, int attacker, int defender, int province,
+		      int came_from);
+/* The allies asked have answered or their deadline passed (the pending
+ * decision pd): their contingents sent, then the battle starts. */
+void year_allies_answered(struct year_run *r, const json_t *pd);
+/* Passage and supply per player for the mover (arrays of player_count):
+ * each one's standing orders; silence is no, but from an ally yes. */
+void year_permissions_given(struct year_run *r, int mover, bool *passage, bool *supply);
 /* The mover's orders are in or the deadline passed: carries them out.
  * Returns true when the turn is over (nothing waits: no decision, no
  * battle). */
