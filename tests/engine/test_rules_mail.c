@@ -242,21 +242,85 @@ static void flush(struct test_engine *f, int64_t now)
 	free(md);
 }
 
-/* How many mails `to` received whose Subject contains `subject`; the text
- * of the last in *text (allocated) when text is not NULL. */
+/* The rule that heads each part merged into a mail sent to the same
+ * person at the same moment; the part's subject follows it. */
+#define MERGED_RULE "\n------------------------------------------------------------------------\n"
+
+/* The subject the part at `head` (its heading line, `len` characters) had
+ * as a mail of its own: the leading mail's subject with its text after
+ * "· " replaced by the heading, and the year by the one the heading names
+ * when it is not the leading mail's ("Recruitment (1450)"). */
+static char *part_subject(const char *lead, const char *head, size_t len)
+{
+	static const char dot[] = "\u00b7 ";
+	const char *what = strstr(lead, dot);
+	size_t prefix = what ? (size_t)(what - lead) + strlen(dot) : 0;
+	char *s = xasprintf("%.*s%.*s", (int)prefix, lead, (int)len, head);
+	size_t n = strlen(s);
+	if (what && n >= 7 && s[n - 7] == ' ' && s[n - 6] == '(' && s[n - 1] == ')') {
+		const char *year = what - 5; /* "1450 · " */
+		if (year >= lead && isdigit((unsigned char)*year)) {
+			memcpy(s + (year - lead), s + n - 5, 4);
+			s[n - 7] = '\0';
+		}
+	}
+	return s;
+}
+
+/* The n-th part (from 0) of the mail inbox[i] that had, as a mail of its
+ * own, a Subject containing `subject`: the whole mail when its Subject
+ * does, else a part merged into it under a rule and its subject. Its text
+ * (allocated; of a merged part only that part) in *text when not NULL, its
+ * place in the mail's text in *offset. False when there is no such part. */
+static bool part_of(size_t i, const char *subject, size_t nth, char **text, size_t *offset)
+{
+	const struct received *m = &inbox[i];
+	if (strstr(m->subject, subject) && nth-- == 0) {
+		if (text)
+			*text = xstrdup(m->text);
+		*offset = 0;
+		return true;
+	}
+	for (const char *at = m->text; (at = strstr(at, MERGED_RULE)); at++) {
+		const char *head = at + strlen(MERGED_RULE);
+		size_t len = strcspn(head, "\n");
+		char *sub = part_subject(m->subject, head, len);
+		bool hit = strstr(sub, subject) != NULL;
+		free(sub);
+		if (!hit || nth-- != 0)
+			continue;
+		if (text) {
+			const char *start = head + len;
+			const char *end = strstr(start, MERGED_RULE);
+			*text = xstrndup(start, end ? (size_t)(end - start) + 1 : strlen(start));
+		}
+		*offset = (size_t)(at - m->text) + 1;
+		return true;
+	}
+	return false;
+}
+
+/* How many mails `to` received whose Subject contains `subject`, counting
+ * a mail merged into another sent at the same moment (under a rule and
+ * its subject) as one; the text of the last in *text (allocated, of a
+ * merged one only its part) when text is not NULL. */
 static size_t mails(struct test_engine *f, const char *to, const char *subject, char **text)
 {
 	(void)f;
-	size_t hits = 0;
+	size_t hits = 0, offset;
 	if (text)
 		*text = NULL;
 	for (size_t i = 0; i < n_inbox; i++) {
-		if (strcmp(inbox[i].to, to) != 0 || !strstr(inbox[i].subject, subject))
+		if (strcmp(inbox[i].to, to) != 0)
 			continue;
-		hits++;
-		if (text) {
-			free(*text);
-			*text = xstrdup(inbox[i].text);
+		char *part = NULL;
+		for (size_t nth = 0; part_of(i, subject, nth, text ? &part : NULL, &offset); nth++) {
+			hits++;
+			if (text) {
+				free(*text);
+				*text = part;
+				part = NULL;
+			}
 		}
 	}
 	return hits;
@@ -375,25 +439,45 @@ static void test_sequence_known_in_time(void **state)
 	int places[2] = {0, 0};
 	char *diary = NULL;
 	for (size_t k = 0; k < 2; k++) {
-		size_t diary_at = n_inbox, sequence_at = n_inbox;
+		/* each the last of its kind, merged or not: where it is (the
+		 * mail, then the place in it) and its text */
+		size_t diary_at[2] = {n_inbox, 0}, sequence_at[2] = {n_inbox, 0}, offset;
+		char *diary_k = NULL, *part = NULL;
+		text = NULL;
 		for (size_t i = 0; i < n_inbox; i++) {
 			if (strcmp(inbox[i].to, to[k]))
 				continue;
-			if (strstr(inbox[i].subject, "1450 \u00b7 The year's diary"))
-				diary_at = i;
-			if (strstr(inbox[i].subject, "1451 \u00b7 The sequence of play"))
-				sequence_at = i;
+			for (size_t nth = 0;
+			     part_of(i, "1450 \u00b7 The year's diary", nth, &part, &offset); nth++) {
+				diary_at[0] = i;
+				diary_at[1] = offset;
+				free(diary_k);
+				diary_k = part;
+			}
+			for (size_t nth = 0;
+			     part_of(i, "1451 \u00b7 The sequence of play", nth, &part, &offset); nth++) {
+				sequence_at[0] = i;
+				sequence_at[1] = offset;
+				free(text);
+				text = part;
+			}
 		}
-		assert_true(diary_at < sequence_at && sequence_at < n_inbox);
-		text = inbox[sequence_at].text;
-		assert_has(text, "The sequence of play for 1451, rolled at the end of 1450 with\n"
+		assert_true(diary_at[0] < sequence_at[0] ||
+			    (diary_at[0] == sequence_at[0] && diary_at[1] < sequence_at[1]));
+		assert_true(sequence_at[0] < n_inbox);
+		/* one logical line per paragraph (a client flows it) */
+		assert_has(text, "The sequence of play for 1451, rolled at the end of 1450 with "
 				 "the dice of 1450 (their seed is in the diary of 1450):\n");
 		places[k] = listed_place(text, nation[k]);
 		char line[64];
 		snprintf(line, sizeof line, "\nYou play %d of 2 in 1451.\n", places[k]);
 		assert_has(text, line);
+		free(text);
+		text = NULL;
 		if (!diary)
-			diary = xstrdup(inbox[diary_at].text);
+			diary = diary_k;
+		else
+			free(diary_k);
 	}
 	assert_true(places[0] + places[1] == 3);
 
@@ -443,7 +527,7 @@ static void test_sequence_known_in_time(void **state)
 	assert_int_equal(y1451.counter, 0);
 	assert_int_equal(mails(f, FRANCE, "1451 \u00b7 The sequence of play", &text), 1);
 	assert_has(text, y1451.commitment);
-	assert_has(text, "committed to by this SHA-256 before any of them\nis rolled:\n");
+	assert_has(text, "committed to by this SHA-256 before any of them is rolled:\n");
 	free(text);
 }
 
