@@ -336,7 +336,7 @@ static void test_setup_by_mail(void **state)
 	/* under its Subject, or merged into the mail sent at the same moment */
 	assert_true(strstr(mail, "Subject: [TestCampaign] 1450 \u00b7 The sequence of play") ||
 		    strstr(mail, "----------\nThe sequence of play\n"));
-	assert_has(mail, "The sequence of play for 1450, rolled with this year's dice:");
+	assert_has(mail, "The sequence of play for 1450, rolled before play starts:");
 	free(mail);
 
 	/* after the start ARMY is refused */
