@@ -53,8 +53,11 @@ static size_t shuffle_players(const struct campaign *c, struct dice *d, struct e
 			      int *order, int for_year)
 {
 	size_t n = 0;
+	/* rolled ahead for the next year (for_year): a player joining during
+	 * this one enters when it begins (rules 1.2), so he is in its roll */
 	for (size_t i = 0; i < c->player_count; i++)
-		if (c->players[i].status == PLAYER_ACTIVE)
+		if (c->players[i].status == PLAYER_ACTIVE ||
+		    (for_year && c->players[i].status == PLAYER_JOINING))
 			order[n++] = (int)i;
 	/* Fisher-Yates from the last place down: place i gets one of 0..i. */
 	for (size_t i = n; i-- > 1;) {

@@ -485,8 +485,8 @@ static void test_sequence_known_in_time(void **state)
 	 * and reveals the seed they can be checked with */
 	char line[128];
 	snprintf(line, sizeof line, "\n  1. %s\n", nation[places[0] == 1 ? 0 : 1]);
-	assert_has(diary, "The order of play for 1451, rolled as 1450 ended (with the dice\n"
-			  "of 1450)\n");
+	assert_has(diary, "The order of play for 1451, rolled as 1450 ended (with the dice of "
+			  "1450):\n");
 	assert_has(diary, line);
 	struct store_dice_year y1450, y1451;
 	assert_int_equal(store_dice_year_get(f->store, 1450, &y1450, NULL), STORE_OK);
