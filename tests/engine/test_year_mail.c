@@ -774,12 +774,12 @@ static void test_undo_and_corrections(void **state)
 			 "under the same subject: the organiser undid France's turn and it "
 			 "was played again.\nWhat changed:\n"
 			 "  was: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
-			 "2027 11:00 CET, or as soon as every player has sent his. The reply to your "
+			 "2027 11:00 CET, or as soon as every player has sent theirs. The reply to your "
 			 "orders counts every line against the allowance (a general from the reserve "
 			 "too) and refuses at once what cannot be paid for; what it accepts is carried "
 			 "out.\n"
 			 "  now: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
-			 "2027 13:00 CET, or as soon as every player has sent his.");
+			 "2027 13:00 CET, or as soon as every player has sent theirs.");
 	assert_true(strncmp(text, "Corrected: ", 11) == 0); /* the first line */
 	free(text);
 	/* the organiser's own actions are told */
