@@ -535,6 +535,50 @@ int engine_stand_in_organiser_line(struct engine *e, const struct order *o, int6
 	return rc;
 }
 
+/* What the organiser asks by campaignctl: a stand-in named (with its
+ * address, name and last day), or, as NULL, the stand-in ended. */
+struct organiser_ask {
+	const char *address, *name;
+	int y, m, d;
+};
+
+/* The organiser's ask for player_key's stand-in, in its own transaction:
+ * 0 done, 1 refused (*errstr says why), -1 failed. */
+static int organiser_act(struct engine *e, const char *player_key,
+			 const struct organiser_ask *ask, int64_t now, char **report,
+			 char **errstr)
+{
+	struct campaign *c = NULL;
+	char *refusal = NULL;
+	if (store_begin(e->store, errstr) != STORE_OK)
+		return -1;
+	int rc = -1;
+	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+		goto done;
+	int player = campaign_find_player(c, player_key);
+	if (player < 0) {
+		*errstr = xasprintf("no player \"%s\" in the campaign", player_key);
+		rc = 1;
+		goto done;
+	}
+	rc = ask ? organiser_names(e, c, player, ask->address, ask->name, ask->y, ask->m, ask->d,
+				   now, report, &refusal, errstr)
+		 : organiser_ends(e, c, player, now, report, &refusal, errstr);
+	if (rc == 0 && refusal) {
+		*errstr = refusal;
+		refusal = NULL;
+		rc = 1;
+	}
+done:
+	free(refusal);
+	if (rc == 0 && store_commit(e->store, errstr) != STORE_OK)
+		rc = -1;
+	if (rc != 0)
+		store_rollback(e->store);
+	campaign_free(c);
+	return rc;
+}
+
 int engine_stand_in_name(struct engine *e, const char *player_key, const char *address,
 			 const char *name, const char *date, int64_t now, char **report,
 			 char **errstr)
@@ -551,66 +595,15 @@ int engine_stand_in_name(struct engine *e, const char *player_key, const char *a
 				  "<>\"@,;:\\()[] or line breaks");
 		return 1;
 	}
-	struct campaign *c = NULL;
-	char *refusal = NULL;
-	if (store_begin(e->store, errstr) != STORE_OK)
-		return -1;
-	int rc = -1;
-	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
-		goto done;
-	int player = campaign_find_player(c, player_key);
-	if (player < 0) {
-		*errstr = xasprintf("no player \"%s\" in the campaign", player_key);
-		rc = 1;
-		goto done;
-	}
-	rc = organiser_names(e, c, player, address, name, y, m, d, now, report, &refusal, errstr);
-	if (rc == 0 && refusal) {
-		*errstr = refusal;
-		refusal = NULL;
-		rc = 1;
-	}
-done:
-	free(refusal);
-	if (rc == 0 && store_commit(e->store, errstr) != STORE_OK)
-		rc = -1;
-	if (rc != 0)
-		store_rollback(e->store);
-	campaign_free(c);
-	return rc;
+	struct organiser_ask ask = {address, name, y, m, d};
+	return organiser_act(e, player_key, &ask, now, report, errstr);
 }
 
 int engine_stand_in_end_by_organiser(struct engine *e, const char *player_key, int64_t now,
 				     char **report, char **errstr)
 {
-	struct campaign *c = NULL;
-	char *refusal = NULL;
 	*report = NULL;
-	if (store_begin(e->store, errstr) != STORE_OK)
-		return -1;
-	int rc = -1;
-	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
-		goto done;
-	int player = campaign_find_player(c, player_key);
-	if (player < 0) {
-		*errstr = xasprintf("no player \"%s\" in the campaign", player_key);
-		rc = 1;
-		goto done;
-	}
-	rc = organiser_ends(e, c, player, now, report, &refusal, errstr);
-	if (rc == 0 && refusal) {
-		*errstr = refusal;
-		refusal = NULL;
-		rc = 1;
-	}
-done:
-	free(refusal);
-	if (rc == 0 && store_commit(e->store, errstr) != STORE_OK)
-		rc = -1;
-	if (rc != 0)
-		store_rollback(e->store);
-	campaign_free(c);
-	return rc;
+	return organiser_act(e, player_key, NULL, now, report, errstr);
 }
 
 /* ---- the stand-in's mails (engine.c) ---- */
