@@ -105,12 +105,52 @@ char *engine_excerpt(const char *s, size_t max)
 
 /* ---- queueing ---- */
 
+/* How many characters of a Subject are reply or forward marks ("Re: ",
+ * "AW: Fwd: ", ...), as mail clients of several languages write them. */
+static size_t reply_marks(const char *subject)
+{
+	static const char *const marks[] = {"re:", "aw:", "sv:", "vs:", "antw:", "fw:", "fwd:",
+					    "tr:", "wg:", "r:", "rif:"};
+	size_t at = 0;
+	for (;;) {
+		size_t from = at;
+		while (subject[at] == ' ')
+			at++;
+		bool found = false;
+		for (size_t i = 0; i < sizeof marks / sizeof marks[0] && !found; i++)
+			if (strncasecmp(subject + at, marks[i], strlen(marks[i])) == 0) {
+				at += strlen(marks[i]);
+				found = true;
+			}
+		if (!found)
+			return from;
+		while (subject[at] == ' ')
+			at++;
+	}
+}
+
 char *engine_subject(const struct campaign *c, int year, const char *what)
 {
 	char *tag = c->tag ? xstrdup(c->tag) : campaign_default_tag(c->name);
 	char *bracketed = xasprintf("[%s]", tag);
 	char *s;
-	if (what && strcasestr(what, bracketed))
+	const char *at = what ? strcasestr(what, bracketed) : NULL;
+	size_t marks = at ? reply_marks(what) : 0;
+	if (at && at != what && marks == (size_t)(at - what)) {
+		/* a reply to one of ours, "Re: [Tag] 1450 · Your turn": the
+		 * tag stays first, for filters, the mark goes after the year
+		 * ("[Tag] 1450 · Re: Your turn") */
+		const char *rest = at + strlen(bracketed);
+		const char *dot = strstr(rest, " \u00b7 ");
+		int mlen = (int)marks;
+		while (mlen > 0 && what[mlen - 1] == ' ')
+			mlen--;
+		if (dot)
+			s = xasprintf("%s%.*s \u00b7 %.*s %s", bracketed, (int)(dot - rest), rest,
+				      mlen, what, dot + strlen(" \u00b7 "));
+		else
+			s = xasprintf("%s %.*s%s", bracketed, mlen, what, rest);
+	} else if (at)
 		s = xstrdup(what);
 	else
 		s = xasprintf("%s %d \u00b7 %s", bracketed, year ? year : c->year,

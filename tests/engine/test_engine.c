@@ -978,6 +978,31 @@ static void test_outbox_waits_for_a_blocked_server(void **state)
 	free(m2);
 }
 
+/* A reply to one of our mails keeps the campaign's tag first, so mail
+ * filters on "[Tag]" at the start of the Subject still catch it. */
+static void test_subject_tag_stays_first_in_replies(void **state)
+{
+	(void)state;
+	struct campaign c = {.name = (char *)"Europe 1450", .tag = (char *)"Europe1450",
+			     .year = 1450};
+	char *s = engine_subject(&c, 1450, "Re: [Europe1450] 1450 \u00b7 Your turn");
+	assert_string_equal(s, "[Europe1450] 1450 \u00b7 Re: Your turn");
+	free(s);
+	s = engine_subject(&c, 1450, "AW: Re:[europe1450] 1450 \u00b7 Recruitment");
+	assert_string_equal(s, "[Europe1450] 1450 \u00b7 AW: Re: Recruitment");
+	free(s);
+	s = engine_subject(&c, 1451, "Re: orders");
+	assert_string_equal(s, "[Europe1450] 1451 \u00b7 Re: orders");
+	free(s);
+	/* the tag inside other words: left where the player wrote it */
+	s = engine_subject(&c, 1450, "Orders for [Europe1450] 1450");
+	assert_string_equal(s, "Orders for [Europe1450] 1450");
+	free(s);
+	s = engine_subject(&c, 1450, "[Europe1450] 1450 \u00b7 Your turn");
+	assert_string_equal(s, "[Europe1450] 1450 \u00b7 Your turn");
+	free(s);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_engine_teardown)
@@ -995,6 +1020,7 @@ int main(void)
 		T(test_signoffs_ignored),
 		T(test_auto_replies_unanswered),
 		T(test_subject_with_player_line),
+		cmocka_unit_test(test_subject_tag_stays_first_in_replies),
 		T(test_rejection_says_where_reading_stopped),
 		T(test_oversized_photo),
 		T(test_secret_leak_is_caught),
