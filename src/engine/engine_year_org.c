@@ -525,6 +525,12 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 	*report = strbuf_take(&out);
 	rc = 0;
 done:
+	/* a failure below the action (a template missing, the store) names
+	 * its cause, never only "failed" */
+	if (rc != 0 && errstr && !*errstr && y.err) {
+		*errstr = y.err;
+		y.err = NULL;
+	}
 	free(detail);
 	strbuf_free(&out);
 	orders_set_free(&set);
