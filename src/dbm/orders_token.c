@@ -578,6 +578,27 @@ static char *label_list(const struct name_table *t)
 	return strbuf_take(&sb);
 }
 
+/* Whether every word of `words` (folded) is a whole word of `name`
+ * (folded), in any order. */
+static bool has_words(const char *name, const char *words)
+{
+	for (const char *w = words; *w;) {
+		while (*w == ' ')
+			w++;
+		size_t len = strcspn(w, " ");
+		if (!len)
+			break;
+		bool found = false;
+		for (const char *at = name; *at && !found; at++)
+			found = (at == name || at[-1] == ' ') && strncmp(at, w, len) == 0 &&
+				(at[len] == ' ' || at[len] == '\0');
+		if (!found)
+			return false;
+		w += len;
+	}
+	return true;
+}
+
 /* An element label matched nothing: a did-you-mean on the first words of
  * the names too ("Gendarms" for "Gendarmes d'ordonnance"), else the
  * elements the army has. Replaces match_name's error. */
@@ -614,6 +635,20 @@ static void label_unknown(struct parser *p, const struct name_table *t, int play
 		free(typed);
 		if (best >= 0)
 			break;
+	}
+	if (best < 0 && stop > start) {
+		/* "pikes" for "Picard and Flemish pikes": the words typed are
+		 * words of one label only */
+		char *typed = orders_join_folded(p, start, stop);
+		int found = -1;
+		for (size_t i = 0; i < t->n && found != -2 && strlen(typed) < 200; i++)
+			if (has_words(t->folded[i], typed))
+				found = found == -1 ? (int)i : -2;
+		free(typed);
+		if (found >= 0) {
+			best = found;
+			best_end = stop;
+		}
 	}
 	char *typed = orders_span_text(p, start, best >= 0 ? best_end : stop);
 	free(p->o->error);

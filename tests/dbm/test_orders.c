@@ -12,6 +12,8 @@
 #include <cmocka.h>
 
 #include "lib/rules_fixture.h"
+#include "lib/files.h"
+#include "model/campaign_file.h"
 #include "model/model.h"
 #include "dbm/orders.h"
 #include "dbm/rules.h"
@@ -1561,12 +1563,38 @@ static void test_garbage(void **state)
 	free(many);
 }
 
+/* A word of one element's label only ("pikes" in "Picard and Flemish
+ * pikes") gets that label as its did-you-mean; a word of several labels
+ * gets the army's elements. */
+static void test_label_word_did_you_mean(void **state)
+{
+	(void)state;
+	char *path = test_source_path("contrib/examples/europe1450.campaign");
+	struct diag_list dl = {0};
+	struct campaign *c = campaign_file_load(path, &dl);
+	assert_non_null(c);
+	int burgundy = campaign_find_player(c, "burgundy");
+	assert_true(burgundy >= 0);
+	struct order_set set;
+	orders_parse("RECRUIT 2 pikes\n", c, burgundy, &set);
+	assert_int_equal(set.count, 1);
+	assert_int_equal(set.orders[0].status, ORDER_ERROR);
+	assert_string_equal(set.orders[0].error,
+			    "unknown element \"pikes\" (did you mean \"Picard and Flemish pikes\"?)");
+	assert_string_equal(set.orders[0].guess, "RECRUIT 2 Picard and Flemish pikes");
+	orders_set_free(&set);
+	campaign_free(c);
+	diag_free(&dl);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_every_kind_parses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stand_in, setup, teardown),
+		cmocka_unit_test(test_label_word_did_you_mean),
 		cmocka_unit_test_setup_teardown(test_misspelt_multi_word_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unicode_dashes_in_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_organiser_orders, setup, teardown),
