@@ -483,8 +483,11 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		if (!req->arg) {
 			if (invite(&y, NO_INDEX, &out) != 0)
 				goto done;
-			yctx_announce(&y, "invite", "every player was sent a new password, the rules "
-						    "summary and the orders reference");
+			/* recorded, but no mail about it: each player's
+			 * invitation is the news */
+			event_emit(&y.log, "organiser", RULE_GAME_YEAR, "{s:s, s:s}", "action",
+				   "invite", "detail", "every player was sent a new password, the "
+				   "rules summary and the orders reference");
 			break;
 		}
 		/* one player's password reset: only that player is mailed; the
