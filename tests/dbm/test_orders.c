@@ -1267,7 +1267,7 @@ static void test_diplomacy_and_leaving(void **state)
 
 	/* a PLAYER line naming someone else than the known sender */
 	orders_parse("PLAYER france pw123456\n", c, BURGUNDY, &set);
-	assert_error_contains(&set.orders[0], "already from burgundy");
+	assert_error_contains(&set.orders[0], "already from Duchy of Burgundy");
 	orders_set_free(&set);
 }
 
