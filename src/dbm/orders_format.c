@@ -302,6 +302,34 @@ static int field_army_at(const struct campaign *c, int player, int prov)
 	return -1;
 }
 
+/* An INVADE or MOVE recalls the player's contingents with other armies
+ * (rules 2.3): the note names those out now, and is left out when there
+ * are none. */
+static void recall_note(const struct campaign *c, int player, json_t *notes)
+{
+	struct strbuf sb = {0};
+	size_t n = 0, total = 0;
+	for (size_t i = 0; i < c->contingent_count; i++) {
+		const struct contingent *ct = &c->contingents[i];
+		if (ct->owner == player && !ct->returning && ct->with_player != player)
+			total++;
+	}
+	for (size_t i = 0; i < c->contingent_count; i++) {
+		const struct contingent *ct = &c->contingents[i];
+		if (ct->owner != player || ct->returning || ct->with_player == player)
+			continue;
+		n++;
+		strbuf_printf(&sb, "%s%s", n == 1 ? "" : n == total ? " and " : ", ",
+			      orders_player_nation(c, ct->with_player));
+	}
+	char *with = strbuf_take(&sb);
+	if (total == 1)
+		note(notes, "your contingent with %s's army is recalled", with);
+	else if (total > 1)
+		note(notes, "your contingents with the armies of %s are recalled", with);
+	free(with);
+}
+
 static void move_notes(const struct order *o, const struct campaign *c, int player, json_t *notes)
 {
 	char buf[16];
@@ -355,7 +383,7 @@ static void move_notes(const struct order *o, const struct campaign *c, int play
 			note(notes, "%s's field army is in %s: battle or siege, as %s decides",
 			     orders_player_nation(c, army), orders_province_name(c, dest), orders_player_nation(c, army));
 		if (o->kind == ORDER_INVADE || o->kind == ORDER_MOVE)
-			note(notes, "your contingents with other armies are recalled");
+			recall_note(c, player, notes);
 	}
 }
 

@@ -12,10 +12,38 @@
 
 /* ---------------------------------------------------- order parsers */
 
+/* A PLAYER line without its password. The echo of the line masks its last
+ * word, so the answer says in words what is missing and what the line looks
+ * like; it repeats no word of the line, but names the nation when the words
+ * are exactly one's name (a name is no secret). */
+static void player_no_password(struct parser *p, int who)
+{
+	if (who >= 0)
+		orders_fail(p, "the password is missing (only your name follows PLAYER): write "
+			    "PLAYER %s <your password> on one line",
+			    orders_player_nation(p->c, who));
+	else
+		orders_fail(p, "the password is missing: write PLAYER <your nation> <your "
+			    "password> on one line");
+}
+
 static void parse_player(struct parser *p)
 {
+	if (p->end == p->pos) {
+		player_no_password(p, -1);
+		return;
+	}
 	if (p->end - p->pos < 2) {
-		orders_fail(p, "write PLAYER <your name> <password>");
+		/* one word: the name alone, or the password alone (not repeated) */
+		char *word = orders_join_folded(p, p->pos, p->end);
+		int who = orders_table_exact(&p->players, word);
+		free(word);
+		if (who >= 0)
+			player_no_password(p, who);
+		else
+			orders_fail(p, "your nation or your password is missing (the word after "
+				    "PLAYER is not shown, in case it is the password): write PLAYER "
+				    "<your nation> <your password> on one line");
 		return;
 	}
 	p->end--; /* the last word is the password */
@@ -28,14 +56,15 @@ static void parse_player(struct parser *p)
 	/* "PLAYER Duchy of Burgundy" and the password on the next line (a
 	 * client wrapped it): the last word ends the name, it is no password */
 	char *whole = orders_join_folded(p, name_at, p->end);
-	bool name_only = orders_table_exact(&p->players, whole) >= 0;
+	int name_only = orders_table_exact(&p->players, whole);
 	free(whole);
-	if (name_only) {
-		orders_fail(p, "write PLAYER <your name> <password>: the password is missing");
+	if (name_only >= 0) {
+		player_no_password(p, name_only);
 		return;
 	}
 	if (p->set->player >= 0 && who != p->set->player) {
-		orders_fail(p, "this mail is already from %s", p->c->players[p->set->player].key);
+		orders_fail(p, "this mail is already from %s",
+			    orders_player_nation(p->c, p->set->player));
 		return;
 	}
 	p->o->target = who;

@@ -114,7 +114,7 @@ static void check_request(const struct campaign *c, const struct engine_new_play
 	for (size_t i = 0; i < c->player_count; i++)
 		if (c->players[i].email && strcasecmp(c->players[i].email, np->email) == 0) {
 			snprintf(why, why_size, "%s is already the address of player \"%s\"; each "
-				 "player needs an address of his own", np->email, c->players[i].key);
+				 "player needs an address of their own", np->email, c->players[i].key);
 			return;
 		}
 	if (!np->list || !np->list->count) {

@@ -148,12 +148,12 @@ static int name_one(struct engine *e, const struct campaign *c, int player, cons
 	}
 	if (e->campaign_address && strcasecmp(address, e->campaign_address) == 0) {
 		*refusal = xstrdup("that is the campaign's own address: a stand-in needs an "
-				   "address of his own");
+				   "address of their own");
 		return 0;
 	}
 	if (pl->email && strcasecmp(address, pl->email) == 0) {
 		*refusal = xasprintf("that is %s's own registered address: a stand-in is someone "
-				     "else, with an address of his own",
+				     "else, with an address of their own",
 				     nation_of(pl));
 		return 0;
 	}
@@ -211,8 +211,8 @@ static int name_one(struct engine *e, const struct campaign *c, int player, cons
 	timefmt_local(until, c->timezone, untiltext, sizeof untiltext);
 	*understood = xasprintf(
 		"%s stands in for %s from now until the end of %s (%s, the campaign's time). "
-		"A password of his own was mailed to his address only; he gets a copy of "
-		"every mail to %s until then. His orders count as %s's, and each is "
+		"A password of their own was mailed to that address only; they get a copy "
+		"of every mail to %s until then. Their orders count as %s's, and each is "
 		"acknowledged to both. It ends earlier by STAND-IN END, or as soon as %s sends "
 		"orders again.",
 		who, nation_of(pl), day, untiltext, nation_of(pl), nation_of(pl), nation_of(pl));
@@ -268,7 +268,7 @@ int engine_stand_in_mail(struct engine *e, const struct campaign *c, int player,
 	if (!acting && holds_orders(set)) {
 		bool ended = false;
 		struct store_stand_in old = {0};
-		char *why = xasprintf("%s sent orders himself", nation_of(pl));
+		char *why = xasprintf("%s sent orders in person", nation_of(pl));
 		int rc = end_one(e, c, player, why, false, true, now, &ended, &old, errstr);
 		free(why);
 		if (rc != 0)
@@ -276,7 +276,7 @@ int engine_stand_in_mail(struct engine *e, const struct campaign *c, int player,
 		if (ended) {
 			char *who = engine_stand_in_who(&old);
 			char *s = xasprintf("You sent orders yourself, so %s no longer stands in for "
-					    "you (he was told; his password no longer works).",
+					    "you (they were told; their password no longer works).",
 					    who);
 			note_add(note, s);
 			free(s);
@@ -311,7 +311,7 @@ int engine_stand_in_mail(struct engine *e, const struct campaign *c, int player,
 							"this campaign no longer works (the player "
 							"was told)."
 						      : "Your stand-in no longer stands in for you "
-							"(he was told; his password no longer "
+							"(they were told; their password no longer "
 							"works).");
 			continue;
 		}

@@ -984,6 +984,40 @@ static void test_second_movement_option(void **state)
 	orders_set_free(&set);
 }
 
+static void add_contingent(struct campaign *c, int owner, int with, bool returning)
+{
+	grow_array((void **)&c->contingents, &c->contingent_cap, c->contingent_count + 1,
+		   sizeof *c->contingents);
+	struct contingent *k = &c->contingents[c->contingent_count++];
+	memset(k, 0, sizeof *k);
+	k->owner = owner;
+	k->with_player = with;
+	troops_alloc(&k->troops, c->players[owner].list.count);
+	k->returning = returning;
+}
+
+/* INVADE and MOVE recall the mover's contingents (rules 2.3): the note
+ * names those out, and there is none when no contingent is out (one on
+ * its way back is not recalled again). */
+static void test_recall_note_names_contingents(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nINVADE Calais VIA Artois\n",
+				  &set), 0);
+	const struct order *o = only(&set, ORDER_INVADE);
+	assert_false(notes_contain(o, c, BURGUNDY, "recalled"));
+	add_contingent(c, FRANCE, BURGUNDY, false); /* France's, not Burgundy's */
+	add_contingent(c, BURGUNDY, ENGLAND, true); /* already on its way back */
+	assert_false(notes_contain(o, c, BURGUNDY, "recalled"));
+	add_contingent(c, BURGUNDY, FRANCE, false);
+	assert_true(notes_contain(o, c, BURGUNDY, "your contingent with France's army is recalled"));
+	c->contingents[1].returning = false;
+	assert_true(notes_contain(o, c, BURGUNDY, "your contingents with the armies of Kingdom of "
+				  "England and France are recalled"));
+	orders_set_free(&set);
+}
+
 static void test_contingents(void **state)
 {
 	struct campaign *c = *state;
@@ -1235,7 +1269,7 @@ static void test_diplomacy_and_leaving(void **state)
 
 	/* a PLAYER line naming someone else than the known sender */
 	orders_parse("PLAYER france pw123456\n", c, BURGUNDY, &set);
-	assert_error_contains(&set.orders[0], "already from burgundy");
+	assert_error_contains(&set.orders[0], "already from Duchy of Burgundy");
 	orders_set_free(&set);
 }
 
@@ -1609,6 +1643,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_destinations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_movement_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_contingents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recall_note_names_contingents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recruitment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recruitment_counted_in_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diplomacy_and_leaving, setup, teardown),

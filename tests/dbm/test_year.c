@@ -855,6 +855,39 @@ static void test_state_round_trip(void **state)
 	world_free(w);
 }
 
+/* The organiser's actions in a turn's mail are sentences, never the
+ * internal action names ("undo:", "battle-result:"). */
+static void test_organiser_events_in_words(void **state)
+{
+	(void)state;
+	struct campaign *c = fixture_campaign();
+	json_t *events = json_pack(
+		"[{s:s, s:s, s:s}, {s:s, s:s, s:s}, {s:s, s:s, s:s}, {s:s, s:s}]", "kind",
+		"organiser", "action", "undo", "detail", "France's turn was undone", "kind",
+		"organiser", "action", "battle-result", "detail",
+		"decided the result of the battle at Calais", "kind", "organiser", "action",
+		"comment", "detail", "Rain all spring.", "kind", "organiser", "action", "pause");
+	json_t *out = year_events_for_mail(c, events);
+	static const char *const want[] = {
+		"The organiser undid a step: France's turn was undone",
+		"The organiser decided the result of the battle at Calais",
+		"The organiser's note: Rain all spring.",
+		"The organiser paused the campaign.",
+	};
+	assert_int_equal(json_array_size(out), 4);
+	for (size_t i = 0; i < 4; i++) {
+		const char *got =
+			json_string_value(json_object_get(json_array_get(out, i), "organiser_sentence"));
+		assert_non_null(got);
+		assert_string_equal(got, want[i]);
+		assert_null(strstr(got, "undo:"));
+		assert_null(strstr(got, "battle-result"));
+	}
+	json_decref(out);
+	json_decref(events);
+	campaign_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -872,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_organiser_controls),
 		cmocka_unit_test(test_grace),
 		cmocka_unit_test(test_state_round_trip),
+		cmocka_unit_test(test_organiser_events_in_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

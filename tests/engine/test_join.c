@@ -283,7 +283,7 @@ static void test_add_player_refused(void **state)
 	free(report);
 	assert_int_equal(add(w, "delta", "Bob@Example.net", "Geneve", &report), 1);
 	assert_string_equal(report, "refused: Bob@Example.net is already the address of player "
-				    "\"beta\"; each player needs an address of his own\n");
+				    "\"beta\"; each player needs an address of their own\n");
 	free(report);
 	assert_int_equal(add(w, "delta", "dave", "Geneve", &report), 1);
 	assert_string_equal(report, "refused: \"dave\" is not a mail address (--email ADDR)\n");

@@ -539,6 +539,93 @@ static void test_status_awaited_for_a_decision(void **state)
 	free(text);
 }
 
+/* An INVADE or MOVE recalls the player's contingents with other armies
+ * (rules 2.3): the acknowledgement says so, naming them, only when some are
+ * out. */
+static void test_move_ack_names_recalled_contingents(void **state)
+{
+	struct world *w = *state;
+	start(w); /* France's contingent is with Burgundy's army */
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nMOVE Dijon\n", NOW + HOUR);
+	char *text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"Your mail, line by line",
+		"2: MOVE Dijon",
+		"-> 1 stage: normal move, no cost",
+		"-> your contingent with Burgundy's army is recalled",
+		"Your current orders",
+		NULL});
+	assert_null(strstr(text, "contingents with other armies"));
+	free(text);
+	/* Burgundy has none of its own out (France's is with it) */
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nMOVE Dijon\n", NOW + 2 * HOUR);
+	text = text_to(w, PHILIPPE, NULL);
+	assert_in_order(text, (const char *const[]){
+		"2: MOVE Dijon",
+		"-> 2 stages: normal move, no cost",
+		"Errors: 0",
+		NULL});
+	assert_null(strstr(text, "recalled"));
+	free(text);
+}
+
+static void test_move_ack_without_contingents(void **state)
+{
+	struct world *w = *state;
+	start(w); /* no contingent is out */
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nINVADE Calais\n", NOW + HOUR);
+	char *text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"2: INVADE Calais",
+		"-> 1 stage: normal move, no cost",
+		"Errors: 0",
+		NULL});
+	assert_null(strstr(text, "recalled"));
+	free(text);
+}
+
+/* A PLAYER line without its password: the answer says so in words and
+ * shows how the line reads, and repeats no word that could be the
+ * password (text_to fails on any password in any mail). */
+static void test_player_line_without_password(void **state)
+{
+	struct world *w = *state;
+	start(w);
+	deliver(w, CHARLES, "PLAYER france\nNO MOVE\n", NOW + HOUR);
+	char *text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"was not accepted",
+		"1: PLAYER ********   <- the password is missing (only your name follows "
+		"PLAYER): write PLAYER France <your password> on one line",
+		"2: NO MOVE",
+		NULL});
+	assert_null(strstr(text, "write PLAYER <your name>"));
+	free(text);
+	/* the password alone: it might be one, so it is not repeated */
+	deliver(w, CHARLES, "PLAYER " FRANCE_PW "\nNO MOVE\n", NOW + 2 * HOUR);
+	text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"1: PLAYER ********   <- your nation or your password is missing (the word "
+		"after PLAYER is not shown, in case it is the password): write PLAYER <your "
+		"nation> <your password> on one line",
+		NULL});
+	free(text);
+	deliver(w, CHARLES, "PLAYER\nNO MOVE\n", NOW + 3 * HOUR);
+	text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"1: PLAYER   <- the password is missing: write PLAYER <your nation> <your "
+		"password> on one line",
+		NULL});
+	free(text);
+	/* a mistyped password is not taken for a missing one */
+	deliver(w, CHARLES, "PLAYER france WRONG-PASSWORD-1\nNO MOVE\n", NOW + 4 * HOUR);
+	text = text_to(w, CHARLES, NULL);
+	assert_non_null(strstr(text, "wrong password"));
+	assert_null(strstr(text, "missing"));
+	assert_null(strstr(text, "WRONG-PASSWORD-1"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,6 +635,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recruitment_mail, setup_played, teardown),
 		cmocka_unit_test_setup_teardown(test_preview_by_mail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_awaited_for_a_decision, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_move_ack_names_recalled_contingents, setup_played,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_move_ack_without_contingents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_player_line_without_password, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
