@@ -9,7 +9,13 @@
 #            order mails waiting before the daemon starts: time until all
 #            are acknowledged, beside the time mbsync (isync) takes to copy
 #            the same mails to a local Maildir, BENCH_RUNS (1) times each
-#            (the median is printed when there are several runs).
+#            (the median is printed when there are several runs). With
+#            each run, the CPU time of the daemon, of Postfix's and of
+#            Dovecot's processes (bench/cputree.py, from /proc), for
+#            mbsync's run too (counted until Postfix delivered every
+#            reply); with BENCH_PERF=1, `perf record` (DWARF call graphs)
+#            on the daemon and its samples by phase (the data is kept in
+#            the build directory, perf-SIZE-RUN.data).
 #   arrivals BENCH_ARRIVALS (300) order mails appended at random moments
 #            (Poisson, BENCH_ARRIVAL_GAP (0.5) s apart on average) whatever
 #            the answers do: APPEND to acknowledgement, as for latency
@@ -19,7 +25,8 @@
 #            size pushed to the same Postfix alone, over one SMTP session
 #            and over BENCH_SMTP_CONNECTIONS (3, the daemon's default) at
 #            once (the submission floor: the daemon hands its replies over
-#            no faster).
+#            no faster), with the CPU time of Postfix and Dovecot taking
+#            and delivering them.
 #   idle     the daemon's CPU time over BENCH_IDLE_SECONDS (60) of IDLE,
 #            its resident memory and its heap.
 #   rules    instructions (callgrind) of campaignctl simulate over the
@@ -48,7 +55,38 @@ sent_count() {
 		"SELECT count(*) FROM outbox WHERE status = '"'sent'"'").fetchone()[0])' "$db_dir/campaign.db"
 }
 load() { cut -d' ' -f1 /proc/loadavg; }
+# CPU snapshots of the daemon (pid $1, or none), Postfix and Dovecot
+cpu_snap() {
+	python3 "$top_srcdir/bench/cputree.py" snap "$2" daemon="${1:--}" \
+		postfix="$(tr -d ' \n' < "$MS/spool/postfix/pid/master.pid" 2>/dev/null)" \
+		dovecot="$(cat "$MS/run/dovecot/master.pid" 2>/dev/null)"
+}
+cpu_diff() { python3 "$top_srcdir/bench/cputree.py" diff "$@"; }
+# Waits (at most 120 s) until Postfix's queue is empty: every reply it took
+# delivered to Dovecot, so that their CPU time is all counted.
+queue_drained() {
+	local i
+	for i in $(seq 240); do
+		[ -z "$(find "$MS/spool/postfix/incoming" "$MS/spool/postfix/active" \
+			"$MS/spool/postfix/maildrop" -type f 2>/dev/null | head -1)" ] && return 0
+		sleep 0.5
+	done
+}
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# The daemon's samples by phase: the share of the samples (children
+# included) under each of its main functions, from perf report.
+perf_phases() {
+	echo "perf: the daemon's samples (with callees) by phase, of $(perf report -i "$1" --stdio \
+		--no-children 2>/dev/null | awk '/^# Samples:/ { print $3; exit }') samples;" \
+		"libsodium's own (the Argon2 password checks, four in all):" \
+		"$(perf report -i "$1" --stdio --no-children --sort dso 2>/dev/null |
+			awk '/libsodium/ { print $1; exit }')"
+	perf report -i "$1" --stdio --children --sort sym -g none 2>/dev/null |
+		grep -E '\] (engine_process_mail|engine_batch_commit|engine_tick|flush_outbox|'\
+'mail_source_fetch_new|mail_source_mark_processed_set|do_moves|on_message|sink_pool_[a-z_]*|'\
+'crypto_pwhash_argon2id_str_verify|store_check_password|templates_render|mail_compose|sqlite3_step|sqlite3_prepare_v2|'\
+'fdatasync|fsync|curl_easy_perform|mailimap_[a-z_]*fetch|malloc|free)$' | head -30
+}
 echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -83,6 +121,7 @@ floor)
 	n=${BENCH_FLOOR:-$(echo ${BENCH_BACKLOG:-10000} | awk '{ print $1 }')}
 	for k in 1 $sessions; do
 	echo "== submission floor: $n mails of a reply's size to Postfix, $k SMTP session(s) at once (load $(load))"
+	cpu_snap "" cpu-floor0.json
 	python3 - "$MAILSTACK_SMTP_PORT" "$n" "$k" <<'EOT'
 import smtplib, sys, threading, time
 port, n, k = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -104,6 +143,9 @@ ms = (time.monotonic() - t0) * 1000
 print("submission floor: %d mails accepted by Postfix in %.0f ms (%.0f mails/s) over %d session(s)"
       % (n, ms, n * 1000 / ms, k))
 EOT
+	queue_drained
+	cpu_snap "" cpu-floor1.json
+	cpu_diff cpu-floor0.json cpu-floor1.json "$n" | grep -v '^  daemon'
 	echo "(load at the end $(load))"
 	done
 	;;
@@ -140,11 +182,17 @@ Sync Pull
 Create Near
 SyncState *
 EOT
+			# the snapshots (a scan of /proc) stay out of the timed part
+			cpu_snap "" cpu-mbsync0.json
 			t0=$(now_ms)
-			mbsync -q -c mbsyncrc bench || fail "mbsync"
+			{ time -p mbsync -q -c mbsyncrc bench; } 2> mbsync.time || fail "mbsync"
 			mbsync_ms=$(( $(now_ms) - t0 ))
+			mbsync_cpu=$(awk '/^(user|sys) / { t += $2 } END { printf "%.2f", t }' mbsync.time)
+			cpu_snap "" cpu-mbsync1.json
 			copied=$(ls mbsync-maildir/INBOX/new mbsync-maildir/INBOX/cur 2>/dev/null | grep -c .)
 			echo "mbsync: $copied mails copied to a Maildir in $mbsync_ms ms"
+			cpu_diff cpu-mbsync0.json cpu-mbsync1.json "$n" | grep -v '^  daemon'
+			echo "  mbsync   $mbsync_cpu s CPU"
 		else
 			mbsync_ms=
 			echo "mbsync: not installed (package isync), no comparison"
@@ -153,23 +201,36 @@ EOT
 			"SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0])' "$db_dir/campaign.db")
 		# counted before the start: a fast daemon sends its first replies at once
 		sent_before=$(sent_count)
+		cpu_snap "" cpu-daemon0.json
 		t0=$(now_ms)
 		start_daemon
+		perf_pid=
+		if [ "${BENCH_PERF:-0}" = 1 ]; then
+			perf record -q -F 250 --call-graph dwarf,16384 -p "$dpid" -o "$top_builddir/perf-$n-$run.data" 2> perf.err &
+			perf_pid=$!
+		fi
 		while [ "$(sent_count)" -lt $((sent_before + n)) ]; do
 			kill -0 "$dpid" 2>/dev/null || { fail "campaignd died"; break; }
 			sleep 1
 		done
+		daemon_ms=$(( $(now_ms) - t0 ))
+		queue_drained
+		cpu_snap "$dpid" cpu-daemon1.json
 		# the outbox keeps send times in seconds
 		first_s=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
 			"SELECT min(sent_at) FROM outbox WHERE id > ?", (int(sys.argv[2]),)).fetchone()[0])' \
 			"$db_dir/campaign.db" "$before")
-		daemon_ms=$(( $(now_ms) - t0 ))
 		next=$((next + n))
 		echo "campaignd: $n mails read, applied and acknowledged (replies accepted by SMTP) in $daemon_ms ms" \
 			"($(awk -v n="$n" -v ms="$daemon_ms" 'BEGIN { printf "%.1f", n * 1000 / ms }') mails/s);" \
 			"first reply sent $(( first_s - t0 / 1000 )) s after the start"
 		[ -n "$mbsync_ms" ] && [ "$mbsync_ms" -gt 0 ] &&
 			echo "ratio campaignd / mbsync: $(awk -v a="$daemon_ms" -v b="$mbsync_ms" 'BEGIN { printf "%.1f", a / b }')"
+		cpu_diff cpu-daemon0.json cpu-daemon1.json "$n"
+		if [ -n "$perf_pid" ]; then
+			kill -INT "$perf_pid" && wait "$perf_pid"
+			perf_phases "$top_builddir/perf-$n-$run.data"
+		fi
 		echo "(load at the end $(load))"
 		all_daemon="$all_daemon $daemon_ms"
 		all_mbsync="$all_mbsync ${mbsync_ms:-0}"

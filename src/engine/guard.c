@@ -181,7 +181,7 @@ static int64_t attempt_delay(int failures)
 }
 
 static int tell_organiser(struct engine *e, const struct campaign *c, const char *who,
-			  const struct attempts *a, const char *sender, int64_t now,
+			  bool own, const struct attempts *a, const char *sender, int64_t now,
 			  char **errstr)
 {
 	if (!c->organiser_email)
@@ -208,7 +208,8 @@ static int tell_organiser(struct engine *e, const struct campaign *c, const char
 	for (char *q = w; *q; q++)
 		if (*q == ':')
 			*q = '-'; /* a Message-ID token */
-	char *token = xasprintf("guessing.%s.%lld", w, (long long)now);
+	/* the class is in it: both classes may reach the limit in one second */
+	char *token = xasprintf("guessing.%s.%s.%lld", w, own ? "own" : "other", (long long)now);
 	char *subject = xasprintf("Password guessing on %s", pl ? whom : "the organiser's password");
 	free(whom);
 	struct reply r = {c->organiser_email, c->organiser_name, subject, "password-guessing", data,
@@ -235,7 +236,7 @@ int guard_password_wrong(struct engine *e, const struct campaign *c, const char 
 		a.until = delay ? now + delay : 0;
 		if (a.failures >= GUARD_FREE_ATTEMPTS && !a.told) {
 			a.told = true;
-			rc = tell_organiser(e, c, who, &a, sender, now, errstr);
+			rc = tell_organiser(e, c, who, own, &a, sender, now, errstr);
 		}
 	}
 	if (rc == 0)

@@ -217,6 +217,31 @@ static void test_password_guessing_is_slowed_and_reported(void **state)
 	assert_int_equal(guard_until(f, "other"), 0);
 }
 
+/* Both classes of sender reach their fifth wrong password in the same
+ * second (a guesser and the player's own address, or a backlog read at
+ * one moment): the organiser hears of each run, and neither mail fails on
+ * the other's report (they once shared a Message-ID, and every mail after
+ * them waited behind the failing one). */
+static void test_both_classes_reported_in_the_same_second(void **state)
+{
+	struct fixture *f = *state;
+	char id[64], guess[64];
+	for (int i = 0; i < 5; i++) {
+		snprintf(guess, sizeof guess, "PLAYER burgundy guess-%d\nNO MOVE\n", i);
+		snprintf(id, sizeof id, "o%d@example.org", i);
+		assert_int_equal(send_at(f, NOW, PLAYER_ADDR, id, "x", guess, NULL),
+				 ENGINE_REJECTED);
+		snprintf(id, sizeof id, "g%d@evil.example", i);
+		assert_int_equal(send_at(f, NOW, "mallory@evil.example", id, "x", guess, NULL),
+				 ENGINE_REJECTED);
+	}
+	assert_int_equal(guard_until(f, "own"), NOW + 60);
+	assert_int_equal(guard_until(f, "other"), NOW + 60);
+	assert_int_equal(queued_to(f, ORGANISER_ADDR, NULL), 2);
+	assert_int_equal(queued_to(f, ORGANISER_ADDR, "mallory@evil.example"), 1);
+	assert_int_equal(queued_to(f, ORGANISER_ADDR, PLAYER_ADDR), 1);
+}
+
 /* A password in the Subject, the PLAYER line's or a new one, never comes
  * back: neither in the reply's Subject nor where the reply quotes it. */
 static void test_no_reply_echoes_a_password(void **state)
@@ -284,6 +309,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_forger_cannot_use_up_the_players_answers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_password_guessing_is_slowed_and_reported, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_both_classes_reported_in_the_same_second, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_reply_echoes_a_password, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_chosen_password_is_refused_with_the_reason,
