@@ -60,13 +60,16 @@ for p in m.walk():
 			cat "$f"
 	done
 }
-latest() { # subject words: the newest mail whose (decoded) subject holds them, to the given address
+latest() { # subject words: the newest mail whose (decoded) subject holds them, or that
+	# holds that mail merged in (under a rule and its subject), to the given address
 	python3 -c 'import email,email.header,glob,sys
 hit=""
+part="-"*72+"\n"+sys.argv[1].split("\u00b7 ")[-1]
 for f in sorted(glob.glob("outbox/*.eml")):
     m=email.message_from_binary_file(open(f,"rb"))
     s=str(email.header.make_header(email.header.decode_header(m["Subject"] or "")))
-    if sys.argv[1] in s and sys.argv[2] in (m["To"] or ""): hit=f
+    t="".join(p.get_payload(decode=True).decode() for p in m.walk() if p.get_content_type()=="text/plain")
+    if (sys.argv[1] in s or part in t) and sys.argv[2] in (m["To"] or ""): hit=f
 print(hit)' "$1" "$2"
 }
 

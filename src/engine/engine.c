@@ -507,7 +507,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	subject = reply_subject(p->subject, "Your orders");
 	struct reply r = {ack_to, ack_name, subject, "ack", data, p->info, token,
 			  MAIL_AUTO_REPLIED, maps.att, maps.count, NULL, false, 0};
-	if (engine_queue_mail(e, &r, c, p->now, &out->reply, errstr) != 0)
+	/* the year's mails this mail caused for him follow in the reply */
+	if (engine_fold_reply(e, &r, c, p->now, &out->reply, errstr) != 0)
 		goto done;
 	out->reply_to = xstrdup(ack_to);
 	/* the player sees every order given in his name */
@@ -911,8 +912,13 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 		if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
 			goto fail;
 		struct process p = {e, &info, raw, len, uid, now, c, out, NULL, false, false, NULL};
+		/* the year's mails it causes: one a person (engine_fold.c) */
+		engine_fold_begin(e, now);
 		int applied = apply_mail(&p, errstr);
 		free(p.subject);
+		if (applied == 0)
+			applied = engine_fold_flush(e, errstr);
+		engine_fold_end(e);
 		if (applied != 0)
 			goto fail;
 		struct store_inbound row = {

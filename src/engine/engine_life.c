@@ -63,6 +63,7 @@ void engine_free(struct engine *e)
 	if (!e)
 		return;
 	engine_secrets_clear(e);
+	engine_fold_end(e);
 	json_decref(e->announce_batch);
 	free(e->campaign_address);
 	free(e->from_name);

@@ -36,6 +36,9 @@ struct engine {
 	/* set while a mail is queued that a player's stand-in must not get a
 	 * copy of (stand_in.c: he has it already, or it is about him) */
 	bool no_stand_in_copy;
+	/* While a mail is processed: the year's mails it causes, held so
+	 * that each person gets one mail at that moment (engine_fold.c) */
+	struct engine_fold *fold;
 };
 
 /* At most max bytes of s (never cutting a UTF-8 character), with "..."
@@ -130,6 +133,30 @@ char *engine_subject(const struct campaign *c, int year, const char *what);
  * engine echo a password fails loudly. */
 int engine_queue_mail(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr);
+
+/* The line that heads each mail merged after the first into one (a rule,
+ * then that mail's subject): the year's mails (engine_year_mail.c), the
+ * reply with the year's mails its mail caused (engine_fold.c). */
+#define MERGED_RULE "------------------------------------------------------------------------"
+
+/* ---- engine_fold.c: one mail a person at one moment ---- */
+
+/* From engine_fold_begin to engine_fold_end (one mail processed), the
+ * year's mails are held, not queued: engine_fold_hold takes a copy of one
+ * (true; false when not folding, or for a secret or a reply, which go as
+ * they are), `rank` choosing the lead among one person's. */
+void engine_fold_begin(struct engine *e, int64_t now);
+bool engine_fold_hold(struct engine *e, const struct reply *r, int rank);
+/* Queues the reply r (engine_queue_mail) with the mails held for its
+ * recipient after its text, each under its subject, their places in the
+ * year added to its Message-ID; a secret one goes alone. */
+int engine_fold_reply(struct engine *e, const struct reply *r, const struct campaign *c,
+		      int64_t now, char **body_out, char **errstr);
+/* Queues the mails still held, one for each person (the held mail that
+ * ranks first leads). Returns 0, or -1 with *errstr. */
+int engine_fold_flush(struct engine *e, char **errstr);
+/* Drops what is held and stops holding. */
+void engine_fold_end(struct engine *e);
 
 /* The secrets of the mail being processed (outbox.c): engine_secret_add
  * keeps a copy of one (shorter than ORDERS_PASSWORD_MIN: ignored, it is

@@ -78,16 +78,16 @@ struct mail_extras {
 	int year; /* the year the subject names; 0: the current one */
 };
 
-/* The line that heads each mail merged after the first into one
- * (queue_merged): a rule, then that mail's subject. */
-#define MERGED_RULE "------------------------------------------------------------------------"
-
 /* ---------------------------------------------------------------- corrections */
 
 int engine_correction_open(struct engine *e, int64_t after, const char *why, char **errstr)
 {
 	int64_t upto = 0;
 	char *old_text = NULL;
+	/* the mails held so far are in the outbox first: they are ones an
+	 * undo may correct */
+	if (engine_fold_flush(e, errstr) != 0)
+		return -1;
 	if (store_outbox_last_id(e->store, &upto, errstr) != STORE_OK ||
 	    store_kv_get(e->store, KV_CORRECTION, &old_text, errstr) != STORE_OK)
 		return -1;
@@ -251,7 +251,13 @@ static void section_of(char *text, const char *subject)
 	for (char *at = first_end; at; at = strstr(at + 1, rule)) {
 		char *head = at + strlen(rule);
 		size_t len = strlen(subject);
-		if (strncmp(head, subject, len) == 0 && head[len] == '\n') {
+		if (strncmp(head, subject, len) != 0)
+			continue;
+		/* under a mail of another year, with its year: "Subject (1451)" */
+		if (head[len] == ' ' && head[len + 1] == '(' &&
+		    strspn(head + len + 2, "0123456789") == 4 && strncmp(head + len + 6, ")\n", 2) == 0)
+			len += 7;
+		if (head[len] == '\n') {
 			char *start = head + len + 1;
 			while (*start == '\n')
 				start++;
@@ -579,7 +585,10 @@ static int queue_merged(struct yctx *y, struct held **parts, size_t n)
 			  maps_part ? maps_part->maps->count : 0,
 			  html_part ? html_part->html_template : NULL, false, lead->year};
 	char *err = NULL;
-	rc = engine_queue_mail(y->e, &r, y->c, y->now, NULL, &err);
+	/* while a mail is processed, held to go with its reply (engine_fold.c) */
+	rc = engine_fold_hold(y->e, &r, lead->rank) ? 0
+						     : engine_queue_mail(y->e, &r, y->c, y->now,
+									 NULL, &err);
 	if (rc != 0)
 		set_err(y, err);
 	free(corrected);

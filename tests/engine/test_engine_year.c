@@ -396,6 +396,47 @@ static void test_organiser_mail(void **state)
 	assert_int_equal(outbox_containing(f, "A note.\r\nA hard winter."), 3);
 }
 
+/* Issue 13: an ORGANISER mail whose actions cause the year's mails (the
+ * battle decided: the turn goes on) and a note: each player gets one mail
+ * for it, what he must act on first, the organiser's announcement after
+ * it under its subject. */
+static void test_organiser_mail_one_mail_each(void **state)
+{
+	struct test_engine *f = *state;
+	orders(f, "burgundy", BURGUNDY_PW, "INVADE Paris\n", NOW - HOUR);
+	orders(f, "france", FRANCE_PW, "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR);
+	start(f);
+	int64_t mark = 0;
+	assert_int_equal(store_outbox_last_id(f->store, &mark, NULL), STORE_OK);
+	char *body = xasprintf("ORGANISER " ORGANISER_PW "\n%sCOMMENT A hard fight.\n", result);
+	free(deliver(f, "organiser@example.org", body, NOW + HOUR));
+	free(body);
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	assert_int_equal(store_outbox_matching(f->store, mark, INT64_MAX, "@", &items, &n, NULL),
+			 STORE_OK);
+	static const char *const who[] = {"philippe@example.org", "charles@example.org"};
+	for (size_t k = 0; k < 2; k++) {
+		size_t got = 0;
+		char *text = NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (!strstr(items[i].recipients, who[k]))
+				continue;
+			got++;
+			free(text);
+			text = test_searchable(items[i].raw, items[i].raw_len);
+		}
+		assert_int_equal(got, 1); /* one mail for the organiser's mail */
+		/* the announcement under its subject, after what the battle caused */
+		const char *note = strstr(text, "\nThe organiser: ");
+		assert_non_null(note);
+		assert_non_null(strstr(note, "A hard fight."));
+		assert_true(merged_into(text, "The organiser: "));
+		free(text);
+	}
+	store_outbox_items_free(items, n);
+}
+
 /* Pause, undo (back to before the last step, paused), and a battle result
  * corrected after it was applied. */
 static void test_pause_undo_and_correction(void **state)
@@ -1251,6 +1292,7 @@ int main(void)
 		T(test_start, setup),
 		T(test_year_by_mail, setup),
 		T(test_organiser_mail, setup),
+		T(test_organiser_mail_one_mail_each, setup),
 		T(test_pause_undo_and_correction, setup),
 		T(test_clock, setup),
 		T(test_publish_after_turn, setup),

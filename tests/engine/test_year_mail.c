@@ -835,6 +835,67 @@ static void test_undo_and_corrections(void **state)
 	assert_true(twice >= 2); /* Recruitment was corrected more than once */
 }
 
+/* Issue 13: the reply to a player's mail and the year's mails that mail
+ * caused for him leave as one mail: the acknowledgement first (a reply to
+ * his mail), the year's mails after it under their subjects. An undo then
+ * finds those parts: played again the same, they are not sent twice. */
+static void test_ack_leads_the_year_mail(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nALLOW PASSAGE burgundy\nDENY SUPPLY burgundy\n",
+		    NOW - HOUR));
+	start(f, NOW);
+	size_t before = n_inbox;
+	char *reply = orders(f, "burgundy", "NO MOVE\n", NOW + HOUR);
+	size_t to_burgundy = 0, at = 0;
+	for (size_t i = before; i < n_inbox; i++)
+		if (strcmp(inbox[i].to, BURGUNDY) == 0) {
+			to_burgundy++;
+			at = i;
+		}
+	assert_int_equal(to_burgundy, 1); /* one mail at that moment */
+	assert_has(inbox[at].subject, "Re: orders");
+	const char *text = inbox[at].text;
+	const char *rule = strstr(text, MERGED_RULE "\nThe turn of Burgundy\n");
+	assert_non_null(rule);
+	/* the acknowledgement leads, the report follows under its heading */
+	const char *ack = strstr(text, "Your current orders");
+	assert_non_null(ack);
+	assert_true(ack < rule);
+	assert_has(rule, "The turn of Burgundy\n\n");
+	assert_true(strncmp(text, MERGED_RULE, strlen(MERGED_RULE)) != 0);
+	/* what the engine returns as the reply is that whole mail */
+	assert_has(reply, "The turn of Burgundy");
+	free(reply);
+	/* France, who sent nothing, gets the report with his turn */
+	char *fr = NULL;
+	assert_true(mails(f, FRANCE, "1450 \u00b7 The turn of Burgundy", &fr) >= 1);
+	assert_has_not(fr, "Your current orders");
+	free(fr);
+	/* the reply is threaded to the player's mail */
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	assert_int_equal(store_outbox_matching(f->store, 0, INT64_MAX, "<ack.", &items, &n, NULL),
+			 STORE_OK);
+	bool threaded = false;
+	for (size_t i = 0; i < n; i++)
+		if (strstr(items[i].recipients, BURGUNDY) &&
+		    strstr(items[i].raw, "In-Reply-To: <m2@example.org>"))
+			threaded = true;
+	store_outbox_items_free(items, n);
+	assert_true(threaded);
+
+	/* undone and played again the same: the parts of that mail are found
+	 * in it and, unchanged, not sent twice (nor marked corrected) */
+	assert_has(ack, MERGED_RULE "\nRecruitment\n");
+	act(f, ENGINE_ACT_UNDO, NULL, 0, NOW + 2 * HOUR);
+	act(f, ENGINE_ACT_RESUME, NULL, 0, NOW + 3 * HOUR);
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 The turn of Burgundy", NULL), 1);
+	assert_int_equal(mails(f, BURGUNDY, "1450 \u00b7 Recruitment", NULL), 1);
+	assert_int_equal(corrected_mails(BURGUNDY, "Recruitment", NULL), 0);
+	assert_int_equal(corrected_mails(BURGUNDY, "The turn of Burgundy", NULL), 0);
+}
+
 /* France loses at Calais, its army's province; its only other province,
  * Paris, is the one Burgundy entered from. The army still leaves the lost
  * province (to Paris, the only friendly one): the turn report says where it
@@ -945,6 +1006,7 @@ int main(void)
 		T(test_standing_order_cost, setup_far),
 		T(test_retreat_with_only_the_forbidden_province, setup),
 		T(test_undo_and_the_diary, setup),
+		T(test_ack_leads_the_year_mail, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,334 @@
+/* While one mail is processed, the year's mails it causes are held here
+ * (engine_fold_hold) instead of going straight to the outbox, so that what
+ * one person is told at that moment leaves as one mail: the reply to his
+ * own mail leads (engine_fold_reply), else the held mail that leads by
+ * rank (engine_fold_flush); the others follow under their subjects as
+ * headings, as a merged year mail (engine_year_mail.c) does, and keep their
+ * places in the Message-ID for a correction after an undo. */
+#include "config.h"
+
+#include "engine/engine.h"
+#include "engine/engine_p.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct fold_mail {
+	char *addr, *name, *subject, *tpl, *token, *html_template;
+	json_t *data;
+	struct mail_attachment *att;
+	size_t n_att;
+	enum mail_auto_submitted auto_submitted;
+	int year, rank;
+};
+
+struct engine_fold {
+	int64_t now;
+	struct fold_mail *m;
+	size_t n, cap;
+};
+
+static void fold_mail_free(struct fold_mail *m)
+{
+	free(m->addr);
+	free(m->name);
+	free(m->subject);
+	free(m->tpl);
+	free(m->token);
+	free(m->html_template);
+	json_decref(m->data);
+	for (size_t i = 0; i < m->n_att; i++) {
+		free((char *)m->att[i].filename);
+		free((char *)m->att[i].content_type);
+		free((unsigned char *)m->att[i].data);
+	}
+	free(m->att);
+}
+
+void engine_fold_begin(struct engine *e, int64_t now)
+{
+	engine_fold_end(e);
+	e->fold = xcalloc(1, sizeof *e->fold);
+	e->fold->now = now;
+}
+
+void engine_fold_end(struct engine *e)
+{
+	if (!e->fold)
+		return;
+	for (size_t i = 0; i < e->fold->n; i++)
+		fold_mail_free(&e->fold->m[i]);
+	free(e->fold->m);
+	free(e->fold);
+	e->fold = NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+bool engine_fold_hold(struct engine *e, const struct reply *r, int rank)
+{
+	if (!e->fold || r->secret || r->in_reply_to || !r->to_addr || !r->token)
+		return false;
+	struct engine_fold *f = e->fold;
+	grow_array((void **)&f->m, &f->cap, f->n + 1, sizeof *f->m);
+	struct fold_mail *m = &f->m[f->n++];
+	*m = (struct fold_mail){
+		.addr = xstrdup(r->to_addr),
+		.name = dup_or_null(r->to_name),
+		.subject = xstrdup(r->subject ? r->subject : ""),
+		.tpl = xstrdup(r->template_name ? r->template_name : ""),
+		.token = xstrdup(r->token),
+		.html_template = dup_or_null(r->html_template),
+		.data = json_deep_copy(r->data),
+		.auto_submitted = r->auto_submitted,
+		.year = r->year,
+		.rank = rank,
+	};
+	if (r->n_attachments) {
+		m->att = xcalloc(r->n_attachments, sizeof *m->att);
+		for (size_t i = 0; i < r->n_attachments; i++) {
+			const struct mail_attachment *a = &r->attachments[i];
+			unsigned char *d = xmalloc(a->len ? a->len : 1);
+			if (a->len)
+				memcpy(d, a->data, a->len);
+			m->att[i] = (struct mail_attachment){dup_or_null(a->filename),
+							     dup_or_null(a->content_type), d,
+							     a->len};
+		}
+		m->n_att = r->n_attachments;
+	}
+	return true;
+}
+
+/* A mail's text as it was made: merged already, or its template. */
+static char *text_of(struct engine *e, const char *tpl, const json_t *data, char **errstr)
+{
+	const char *made = json_string_value(json_object_get(data, "merged_text"));
+	char *t = made ? xstrdup(made) : templates_render(e->templates, tpl, data, errstr);
+	if (t)
+		str_trim(t);
+	return t;
+}
+
+/* The year a heading names (" (1450)" at its end), else 0; *base_len the
+ * length of the subject before it. */
+static int heading_year(const char *h, size_t len, size_t *base_len)
+{
+	*base_len = len;
+	if (len < 8 || h[len - 7] != ' ' || h[len - 6] != '(' || h[len - 1] != ')')
+		return 0;
+	for (size_t i = len - 5; i < len - 1; i++)
+		if (h[i] < '0' || h[i] > '9')
+			return 0;
+	*base_len = len - 7;
+	return atoi(h + len - 5);
+}
+
+/* The text of a mail merged already, put under a lead of `lead_year`:
+ * each of its headings names its year when that is not the lead's (its
+ * parts without a year were of `year`). */
+static char *reyear(const char *text, int year, int lead_year)
+{
+	static const char rule[] = "\n\n" MERGED_RULE "\n";
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	const char *at = text;
+	for (const char *r; (r = strstr(at, rule));) {
+		const char *head = r + strlen(rule);
+		size_t len = strcspn(head, "\n"), base = len;
+		int y = heading_year(head, len, &base);
+		if (!y)
+			y = year;
+		strbuf_printf(&sb, "%.*s%.*s", (int)(head - at), at, (int)base, head);
+		if (y != lead_year)
+			strbuf_printf(&sb, " (%d)", y);
+		at = head + len;
+	}
+	strbuf_puts(&sb, at);
+	return strbuf_take(&sb);
+}
+
+/* A part's "Corrected:" preface as it reads below another mail's text: the
+ * first sentence names the part (as queue_merged words it). */
+static void preface_of_part(struct strbuf *pre, const char *p, const char *heading)
+{
+	static const char whole[] = "Corrected: this mail replaces the one sent on ";
+	static const char same[] = " under the same subject:";
+	const char *same_at = strstr(p, same);
+	if (strncmp(p, whole, strlen(whole)) == 0 && same_at)
+		strbuf_printf(pre, "Corrected: \"%s\" below replaces the one sent on %.*s:%s",
+			      heading, (int)(same_at - p - strlen(whole)), p + strlen(whole),
+			      same_at + strlen(same));
+	else
+		strbuf_puts(pre, p);
+}
+
+/* Queues `lead` with `parts` after it, each under its subject. */
+static int queue_with(struct engine *e, const struct reply *lead, struct fold_mail **parts,
+		      size_t n, const struct campaign *c, int64_t now, char **body_out,
+		      char **errstr)
+{
+	if (n == 0)
+		return engine_queue_mail(e, lead, c, now, body_out, errstr);
+	char *text = text_of(e, lead->template_name, lead->data, errstr);
+	if (!text)
+		return -1;
+	int lead_year = lead->year ? lead->year : c->year;
+	struct strbuf body = {0}, pre = {0}, token = {0};
+	strbuf_puts(&body, text);
+	free(text);
+	strbuf_puts(&token, lead->token);
+	strbuf_puts(&pre, "");
+	const char *lead_pre = json_string_value(json_object_get(lead->data, "correction_preface"));
+	if (lead_pre)
+		strbuf_puts(&pre, lead_pre);
+	const struct mail_attachment *att = lead->attachments;
+	size_t n_att = lead->n_attachments;
+	const char *html_template = lead->html_template;
+	const json_t *html_data = lead->data;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct fold_mail *m = parts[i];
+		text = text_of(e, m->tpl, m->data, errstr);
+		if (!text) {
+			rc = -1;
+			break;
+		}
+		int year = m->year ? m->year : c->year;
+		if (year != lead_year) {
+			char *t = reyear(text, year, lead_year);
+			free(text);
+			text = t;
+		}
+		char *heading = year != lead_year ? xasprintf("%s (%d)", m->subject, year)
+						  : xstrdup(m->subject);
+		strbuf_printf(&body, "\n\n%s\n%s\n\n%s", MERGED_RULE, heading, text);
+		free(text);
+		/* its places in the year, for a correction after an undo */
+		const char *slots = strstr(m->token, ".s");
+		if (slots)
+			strbuf_puts(&token, slots);
+		const char *p = json_string_value(json_object_get(m->data, "correction_preface"));
+		if (p)
+			preface_of_part(&pre, p, heading);
+		free(heading);
+		if (!n_att && m->n_att) {
+			att = m->att;
+			n_att = m->n_att;
+		}
+		if (!html_template && m->html_template) {
+			html_template = m->html_template;
+			html_data = m->data;
+		}
+	}
+	if (rc == 0) {
+		strbuf_putc(&body, '\n');
+		json_t *d = json_deep_copy(html_data);
+		json_object_set_new(d, "merged_text", json_string(body.data));
+		if (pre.len)
+			json_object_set_new(d, "correction_preface", json_string(pre.data));
+		else
+			json_object_del(d, "correction_preface");
+		/* a reply keeps its "Re:" subject; a mail of the year's own
+		 * says it corrects */
+		char *subject = pre.len && !lead_pre && !lead->in_reply_to
+					? xasprintf("Corrected: %s", lead->subject)
+					: NULL;
+		struct reply r = *lead;
+		r.data = d;
+		r.token = token.data;
+		r.attachments = att;
+		r.n_attachments = n_att;
+		r.html_template = html_template;
+		if (subject)
+			r.subject = subject;
+		rc = engine_queue_mail(e, &r, c, now, body_out, errstr);
+		free(subject);
+		json_decref(d);
+	}
+	strbuf_free(&body);
+	strbuf_free(&pre);
+	strbuf_free(&token);
+	return rc;
+}
+
+/* The held mails to `addr` (in the order they were made), taken out of
+ * the fold: the caller frees each and the array. */
+static struct fold_mail **take_for(struct engine *e, const char *addr, size_t *n)
+{
+	struct engine_fold *f = e->fold;
+	*n = 0;
+	if (!f || !addr)
+		return NULL;
+	struct fold_mail **out = xcalloc(f->n + 1, sizeof *out);
+	size_t kept = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		if (strcasecmp(f->m[i].addr, addr) == 0) {
+			out[*n] = xmalloc(sizeof **out);
+			*out[(*n)++] = f->m[i];
+		} else {
+			f->m[kept++] = f->m[i];
+		}
+	}
+	f->n = kept;
+	return out;
+}
+
+static void parts_free(struct fold_mail **parts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fold_mail_free(parts[i]);
+		free(parts[i]);
+	}
+	free(parts);
+}
+
+int engine_fold_reply(struct engine *e, const struct reply *r, const struct campaign *c,
+		      int64_t now, char **body_out, char **errstr)
+{
+	size_t n = 0;
+	struct fold_mail **parts = r->secret ? NULL : take_for(e, r->to_addr, &n);
+	int rc = queue_with(e, r, parts, n, c, now, body_out, errstr);
+	parts_free(parts, n);
+	return rc;
+}
+
+int engine_fold_flush(struct engine *e, char **errstr)
+{
+	if (!e->fold || e->fold->n == 0)
+		return 0;
+	struct campaign *c = NULL;
+	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
+		return -1;
+	int rc = 0;
+	while (rc == 0 && e->fold->n) {
+		size_t n = 0;
+		char *addr = xstrdup(e->fold->m[0].addr);
+		struct fold_mail **parts = take_for(e, addr, &n);
+		free(addr);
+		/* the lead: what he must act on first (of two turns, the
+		 * later); the others in the order they were made */
+		size_t lead = 0;
+		for (size_t k = 1; k < n; k++)
+			if (parts[k]->rank < parts[lead]->rank ||
+			    (parts[k]->rank == parts[lead]->rank &&
+			     strcmp(parts[k]->tpl, "your-turn") == 0))
+				lead = k;
+		struct fold_mail *first = parts[lead];
+		memmove(parts + 1, parts, lead * sizeof *parts);
+		parts[0] = first;
+		struct reply r = {first->addr, first->name, first->subject, first->tpl,
+				  first->data, NULL, first->token, first->auto_submitted,
+				  first->att, first->n_att, first->html_template, false,
+				  first->year};
+		rc = queue_with(e, &r, parts + 1, n - 1, c, e->fold->now, NULL, errstr);
+		parts_free(parts, n);
+	}
+	campaign_free(c);
+	return rc;
+}
