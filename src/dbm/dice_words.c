@@ -38,12 +38,23 @@ char *year_roll_words(const struct campaign *c, const char *purpose)
 {
 	if (!purpose)
 		return xstrdup("");
-	int step, left, attempt, die;
-	if (sscanf(purpose, "sequence of play step %d of %d try %d die %d", &step, &left, &attempt,
-		   &die) == 4)
-		/* `left`: the nations not yet placed, among which this draw is */
-		return xasprintf("the sequence of play, place %d of %d (drawn among %d), try %d, "
-				 "die %d", step, step + left - 1, left, attempt, die);
+	int step, left, attempt, die, year = 0;
+	int n = 0;
+	/* "sequence of play [for <year>] step <s> of <m> try <t> die <d>":
+	 * the shuffle fills the places from the last: the draw numbered s
+	 * (from 1) picks among the m nations not yet placed the one that plays
+	 * m-th, of s + m - 1 in all (rules_year.c) */
+	if ((sscanf(purpose, "sequence of play step %d of %d try %d die %d%n", &step, &left,
+		    &attempt, &die, &n) == 4 ||
+	     sscanf(purpose, "sequence of play for %d step %d of %d try %d die %d%n", &year, &step,
+		    &left, &attempt, &die, &n) == 5) &&
+	    !purpose[n] && step >= 1 && left >= 2) {
+		char of_year[32] = "";
+		if (year)
+			snprintf(of_year, sizeof of_year, " of %d", year);
+		return xasprintf("the sequence of play%s, place %d of %d (drawn among %d), try %d, "
+				 "die %d", of_year, left, step + left - 1, left, attempt, die);
+	}
 	if (sscanf(purpose, "campaign end die %d", &die) == 1)
 		return xasprintf("the campaign-end roll, die %d", die);
 	const char *rest = NULL, *after = NULL, *nation = NULL;
@@ -57,10 +68,9 @@ char *year_roll_words(const struct campaign *c, const char *purpose)
 	    (nation = nation_at(c, rest, &after))) {
 		bool contingent = prefix(after, " contingent", &after);
 		if (sscanf(after, " stage %d", &stage) == 1)
-			return xasprintf("%s on the crossing of %s%s, stage %d",
-					 purpose[0] == 's' && purpose[1] == 'e'
-						 ? "a sea storm"
-						 : "the losses to a sea storm",
+			return xasprintf("%s, %s%s, stage %d",
+					 purpose[0] == 's' && purpose[1] == 'e' ? "sea storm"
+										 : "sea storm losses",
 					 nation, contingent ? "'s contingent" : "", stage);
 	}
 	if (prefix(purpose, "forced passage ", &rest) && (nation = nation_at(c, rest, &after))) {

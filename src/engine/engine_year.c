@@ -87,6 +87,7 @@ void yctx_checkpoint(void *ctx, const char *step)
 	if (y->dry)
 		return;
 	yctx_flush(y);
+	yctx_asks_over(y, step);
 	struct store_snapshot snap = {
 		.step = (char *)step,
 		.taken_at = y->now,

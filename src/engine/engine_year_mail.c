@@ -395,6 +395,8 @@ struct held {
 	int year;                        /* the year the subject names; 0: current */
 	char *slot_key;                  /* its place in the year; NULL: none */
 	int rank;                        /* which one leads a merged mail */
+	int player;                      /* whom it is for (NO_INDEX: the organiser) */
+	bool over;                       /* it asked for a step resolved since */
 };
 
 /* Which mail leads when several go to one person at one moment: what he
@@ -477,7 +479,80 @@ static void hold_one(struct yctx *y, const char *tpl, const char *subject, json_
 						  subject ? subject : "", step, nth, y->c->year)
 				      : NULL,
 		.rank = template_rank(tpl),
+		.player = player,
 	};
+}
+
+static bool tpl_is(const struct held *h, const char *tpl)
+{
+	return strcmp(h->tpl, tpl) == 0;
+}
+
+void yctx_asks_over(struct yctx *y, const char *step)
+{
+	char name[256];
+	const struct year_state *st = &y->st;
+	if (!step || strcmp(step, year_step_name(st, y->c, name, sizeof name)) != 0)
+		return;
+	int mover = st->step == YEAR_TURN && st->turn < st->sequence_len ? st->sequence[st->turn]
+									  : NO_INDEX;
+	for (size_t i = 0; i < y->n_held; i++) {
+		struct held *h = &y->held[i];
+		/* a reminder is for the step open when it was made */
+		h->over |= tpl_is(h, "reminder");
+		switch (st->step) {
+		case YEAR_TURN:
+			h->over |= tpl_is(h, "your-turn") && h->player == mover && mover != NO_INDEX;
+			break;
+		case YEAR_DECISION:
+			h->over |= tpl_is(h, "decision");
+			break;
+		case YEAR_BATTLE:
+			h->over |= tpl_is(h, "battle") || tpl_is(h, "battle-disputed");
+			break;
+		case YEAR_RECRUITMENT:
+			h->over |= tpl_is(h, "recruitment");
+			break;
+		case YEAR_VOTE:
+			h->over |= tpl_is(h, "vote");
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Whether the part still asks for what is open as the run ends: not
+ * marked over (yctx_asks_over), and its step is the one the year is in. */
+static bool asks_still(const struct yctx *y, const struct held *h)
+{
+	const struct year_state *st = &y->st;
+	if (h->over)
+		return false;
+	bool this_year = h->year == y->c->year;
+	if (tpl_is(h, "your-turn"))
+		return this_year && st->step == YEAR_TURN && st->turn < st->sequence_len &&
+		       st->sequence[st->turn] == h->player;
+	if (tpl_is(h, "recruitment"))
+		return this_year && st->step == YEAR_RECRUITMENT;
+	if (tpl_is(h, "vote"))
+		return this_year && st->step == YEAR_VOTE;
+	if (tpl_is(h, "decision"))
+		return st->step == YEAR_DECISION;
+	if (tpl_is(h, "battle") || tpl_is(h, "battle-disputed"))
+		return st->step == YEAR_BATTLE;
+	return true;
+}
+
+/* Whether the part asks for anything (what template_rank puts first). */
+static bool asks(const struct held *h)
+{
+	static const char *const kinds[] = {"your-turn", "decision", "battle-disputed", "battle",
+					    "recruitment", "vote", "reminder"};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (tpl_is(h, kinds[i]))
+			return true;
+	return false;
 }
 
 static char *slot_of(const char *key)
@@ -611,6 +686,54 @@ done:
 	return rc;
 }
 
+#define RANK_OVER 1000 /* a part whose step is over: news, never the lead */
+
+static int lead_rank(const struct held *h)
+{
+	return json_is_true(json_object_get(h->data, "step_over")) ? RANK_OVER + h->rank : h->rank;
+}
+
+/* The parts for one person, made to read right as the run ends: a part
+ * that asked for a step resolved since no longer asks (its data says
+ * "step_over"; a reminder of it is dropped); the organiser who plays is told the
+ * sequence of play once, in his part as a player (it has the list too).
+ * Returns how many parts are left, in their order. */
+static size_t settle_parts(struct yctx *y, struct held **parts, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct held *h = parts[i];
+		bool drop = false;
+		if (asks(h) && !asks_still(y, h)) {
+			drop = tpl_is(h, "reminder");
+			json_object_set_new(h->data, "step_over", json_true());
+		}
+		if (tpl_is(h, "your-turn") && json_is_true(json_object_get(h->data, "step_over"))) {
+			/* his turn was played in this run: its report, when in
+			 * this mail, says what came of it */
+			const char *key = json_string_value(json_object_get(h->data, "player"));
+			for (size_t k = 0; k < n; k++)
+				if (tpl_is(parts[k], "turn-report") && key &&
+				    parts[k]->year == h->year &&
+				    json_equal(json_object_get(parts[k]->data, "mover"),
+					       json_object_get(h->data, "player")))
+					json_object_set_new(h->data, "report_here", json_true());
+			/* and the sequence's "your turn begins now" is past */
+			for (size_t k = 0; k < n; k++)
+				if (tpl_is(parts[k], "announce-sequence") &&
+				    parts[k]->year == h->year && parts[k]->player == h->player)
+					json_object_set_new(parts[k]->data, "first", json_false());
+		}
+		if (tpl_is(h, "announce-sequence") && h->player == NO_INDEX)
+			for (size_t k = 0; k < n && !drop; k++)
+				drop = tpl_is(parts[k], "announce-sequence") &&
+				       parts[k]->player != NO_INDEX && parts[k]->year == h->year;
+		if (!drop)
+			parts[w++] = h;
+	}
+	return w;
+}
+
 int yctx_mail_out(struct yctx *y)
 {
 	if (y->dry || y->err) {
@@ -628,13 +751,17 @@ int yctx_mail_out(struct yctx *y)
 				done[k] = true;
 				parts[n++] = &y->held[k];
 			}
-		/* the lead: what he must act on now (of two turns, the later;
-		 * of two reports, the first);
-		 * the others after it in the order they happened */
+		n = settle_parts(y, parts, n);
+		if (!n)
+			continue;
+		/* the lead: what he must act on now, the first part still open
+		 * (of two turns, the later; of two reports, the first); a part
+		 * whose step is over is news, after every other; the others
+		 * after it in the order they happened */
 		size_t lead = 0;
 		for (size_t k = 1; k < n; k++)
-			if (parts[k]->rank < parts[lead]->rank ||
-			    (parts[k]->rank == parts[lead]->rank &&
+			if (lead_rank(parts[k]) < lead_rank(parts[lead]) ||
+			    (lead_rank(parts[k]) == lead_rank(parts[lead]) &&
 			     strcmp(parts[k]->tpl, "your-turn") == 0))
 				lead = k;
 		struct held *first = parts[lead];

@@ -114,6 +114,12 @@ int yctx_flush(struct yctx *y);
  * (one step, one organiser action) leaves as one mail, led by what he must
  * act on ("Your turn"), the others after it under their own subjects. */
 int yctx_mail_out(struct yctx *y);
+/* The machine is about to resolve the step `step` names (a checkpoint):
+ * the mails held that asked for it (the mover's "Your turn", the
+ * recruitment, the vote, a decision, a battle report, reminders) no longer
+ * ask; yctx_mail_out neither leads with them nor lets them ask. A change
+ * between steps (another name) closes nothing. */
+void yctx_asks_over(struct yctx *y, const char *step);
 /* Drops the mails held (a refused action; yctx_free does it too). */
 void yctx_held_free(struct yctx *y);
 /* After an undo or a correction went back to a snapshot taken when the

@@ -752,6 +752,49 @@ static void test_recruitment_and_year_end(void **state)
 	world_free(w);
 }
 
+/* A die's label in words, as the diary and the mails show it: nations by
+ * name, and the sequence of play's draws by the place each one fills (the
+ * shuffle fills the places from the last: the first of 2 draws, among 2,
+ * decides who plays 2nd), also for a sequence rolled ahead for the next
+ * year, where the label's draw number may exceed the nations it is drawn
+ * among ("step 3 of 2"). */
+static void test_roll_words(void **state)
+{
+	(void)state;
+	struct campaign *c = fixture_campaign();
+	static const struct {
+		const char *label, *words;
+	} cases[] = {
+		{"sequence of play step 1 of 2 try 1 die 1",
+		 "the sequence of play, place 2 of 2 (drawn among 2), try 1, die 1"},
+		{"sequence of play step 1 of 4 try 1 die 1",
+		 "the sequence of play, place 4 of 4 (drawn among 4), try 1, die 1"},
+		{"sequence of play step 3 of 2 try 2 die 1",
+		 "the sequence of play, place 2 of 4 (drawn among 2), try 2, die 1"},
+		{"sequence of play for 1451 step 3 of 2 try 1 die 1",
+		 "the sequence of play of 1451, place 2 of 4 (drawn among 2), try 1, die 1"},
+		{"sea storm burgundy stage 2", "sea storm, Burgundy, stage 2"},
+		{"shipwreck france contingent stage 1",
+		 "sea storm losses, France's contingent, stage 1"},
+		{"siege burgundy Paris", "the siege of Paris by Burgundy"},
+		{"supply france", "the supply of France"},
+		{"forced passage france Calais", "the forced passage of France through Calais"},
+		{"arrival burgundy contingent returning",
+		 "the arrival of the contingent of Burgundy on its way home"},
+		{"campaign end die 2", "the campaign-end roll, die 2"},
+		/* what it cannot read stays as it is */
+		{"sequence of play step 1 of 1 try 1 die 1",
+		 "sequence of play step 1 of 1 try 1 die 1"},
+		{"sea storm nobody stage 2", "sea storm nobody stage 2"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *words = year_roll_words(c, cases[i].label);
+		assert_string_equal(words, cases[i].words);
+		free(words);
+	}
+	campaign_free(c);
+}
+
 /* From the second year the end die is rolled; a 2 asks for a vote, and
  * silence ends the campaign. */
 static void test_end_roll_and_vote(void **state)
@@ -904,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_end_roll_and_vote),
 		cmocka_unit_test(test_organiser_controls),
 		cmocka_unit_test(test_grace),
+		cmocka_unit_test(test_roll_words),
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_organiser_events_in_words),
 	};

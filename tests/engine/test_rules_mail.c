@@ -483,7 +483,7 @@ static void test_sequence_known_in_time(void **state)
 
 	/* the 1450 diary tells the order of 1451 and the rolls that drew it,
 	 * and reveals the seed they can be checked with */
-	char line[128];
+	char line[256];
 	snprintf(line, sizeof line, "\n  1. %s\n", nation[places[0] == 1 ? 0 : 1]);
 	assert_has(diary, "The order of play for 1451, rolled as 1450 ended (with the dice of "
 			  "1450):\n");
@@ -516,8 +516,11 @@ static void test_sequence_known_in_time(void **state)
 				"sequence of play for 1451 step 1 of 2 try 1 die 1",
 				(unsigned long)counter, die));
 	assert_int_equal(places[1], die % 2 ? 1 : 2);
-	snprintf(line, sizeof line, "#%d (recruitment) sequence of play for 1451 step 1 of 2 try 1 "
-		 "die 1: %d", (int)counter, die);
+	/* in words, with the label it is checked by: the one draw among two
+	 * decides who plays second */
+	snprintf(line, sizeof line, "#%d (recruitment) the sequence of play of 1451, place 2 of 2 "
+		 "(drawn among 2), try 1, die 1: %d (label \"sequence of play for 1451 step 1 "
+		 "of 2 try 1 die 1\")\n", (int)counter, die);
 	assert_has(diary, line);
 	free(diary);
 

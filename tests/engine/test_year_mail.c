@@ -931,6 +931,78 @@ static void test_retreat_with_only_the_forbidden_province(void **state)
 	assert_true(sequence_mails > 0);
 }
 
+/* Issue 13: what a run opened and closed is not asked for. France's NO
+ * MOVE is in before the start, so when Burgundy's comes, France's turn is
+ * opened and played in the same run; the recruitment phase that follows,
+ * with nothing to wait for (empty reserves), ends in that run too, and
+ * 1451 begins with France's turn. Each mail of that moment is led by what
+ * is still open, and the parts for the turn and the recruitment that are
+ * over say so instead of asking. */
+static void test_steps_over_in_the_same_run(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\n", NOW - HOUR));
+	start(f, NOW);
+	size_t before = n_inbox;
+	free(orders(f, "burgundy", "NO MOVE\n", NOW + HOUR));
+	const struct received *fr = NULL, *bu = NULL;
+	size_t to_france = 0, to_burgundy = 0;
+	for (size_t i = before; i < n_inbox; i++) {
+		if (strstr(inbox[i].subject, "Re: ")) /* the acknowledgement */
+			continue;
+		if (strcmp(inbox[i].to, FRANCE) == 0) {
+			fr = &inbox[i];
+			to_france++;
+		} else if (strcmp(inbox[i].to, BURGUNDY) == 0) {
+			bu = &inbox[i];
+			to_burgundy++;
+		}
+	}
+	assert_int_equal(to_france, 1);
+	assert_int_equal(to_burgundy, 1);
+
+	/* France: led by the turn that is open, 1451's, which alone asks */
+	assert_string_equal(fr->subject, "[TestMarches] 1451 \u00b7 Your turn");
+	const char *rule = strstr(fr->text, MERGED_RULE "\n");
+	assert_non_null(rule);
+	const char *ask = strstr(fr->text, "Send your movement option before ");
+	assert_true(ask && ask < rule);
+	assert_null(strstr(ask + 1, "Send your movement option"));
+	assert_true(merged_into(fr->text, "Your turn (1450)"));
+	assert_has(strstr(fr->text, "\nYour turn (1450)\n"),
+		   "Test Marches, 1450: your turn, France\n\nIt is your turn (2 in the sequence "
+		   "of play).\nYour movement order is already in: it is being carried out now. "
+		   "The turn report is in this mail.\n");
+	assert_true(merged_into(fr->text, "The turn of France (1450)"));
+	/* the recruitment that is over: news, nothing asked */
+	const char *rec = strstr(fr->text, "\nRecruitment (1450)\n");
+	assert_non_null(rec);
+	assert_has(rec, "The campaign phase is over, and so is the recruitment phase: no order "
+			"was awaited any more, and the orders in were carried out at once.");
+	assert_has_not(fr->text, "Send NO MOVE if you recruit nothing");
+	assert_has_not(fr->text, "DISMISS <n> <element>");
+	assert_has_not(fr->text, "RECRUIT <n>");
+	/* 1451's turn is open: the sequence says so */
+	assert_has(fr->text, "You play 1 of 2 in 1451.\nYour turn begins now.\n");
+
+	/* Burgundy: nothing open for him, so no part asks and none that is
+	 * over leads: the diary does */
+	assert_string_equal(bu->subject, "[TestMarches] 1450 \u00b7 The year's diary");
+	assert_true(merged_into(bu->text, "Recruitment"));
+	assert_has(bu->text, "The campaign phase is over, and so is the recruitment phase");
+	assert_has_not(bu->text, "Send NO MOVE if you recruit nothing");
+	assert_has_not(bu->text, "DISMISS <n> <element>");
+	assert_has_not(bu->text, "Send your movement option");
+	assert_has_not(bu->text, "Your turn begins now.");
+	/* the diary's dice read as what they decided: the one draw among two
+	 * fills the second place (1450: Burgundy, France; 1451: France,
+	 * Burgundy) */
+	assert_has(bu->text, "  #1 (campaign) the sequence of play, place 2 of 2 (drawn among "
+			     "2), try 1, die 1: ");
+	assert_has(bu->text, "  #2 (recruitment) the sequence of play of 1451, place 2 of 2 "
+			     "(drawn among 2), try 1, die 1: ");
+}
+
 /* The year's last step undone and played again: the diary made again finds
  * the one sent before, like every year mail; it is not sent a second time
  * unmarked (the same text is not sent; a changed one says Corrected:). */
@@ -990,6 +1062,7 @@ int main(void)
 #define T(f, s) cmocka_unit_test_setup_teardown(f, s, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_early_order_keeps_its_destination, setup),
+		T(test_steps_over_in_the_same_run, setup),
 		T(test_early_order_that_cannot_be_carried_out, setup),
 		T(test_refused_order_is_mailed, setup),
 		T(test_order_for_a_turn_that_is_over, setup),
