@@ -14,6 +14,7 @@
 #include "mail/mail_read.h"
 #include "mail/mail_text.h"
 #include "mail/transport.h"
+#include "base/fileio.h"
 #include "base/util.h"
 
 struct received *inbox;
@@ -119,19 +120,13 @@ void maildir_flush(struct test_engine *f, int64_t now)
 		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
-		FILE *fp = fopen(path, "rb");
-		assert_non_null(fp);
-		struct strbuf sb = {0};
-		char buf[4096];
-		size_t got;
-		while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
-			strbuf_append(&sb, buf, got);
-		fclose(fp);
+		size_t len = 0;
+		char *raw = file_read_all(path, 0, &len);
+		assert_non_null(raw);
 		grow_array((void **)&inbox, &cap_inbox, n_inbox + 1, sizeof *inbox);
-		inbox[n_inbox++] = (struct received){names[i], maildir_header(sb.data, "Delivered-To"),
-						     maildir_subject(sb.data, sb.len),
-						     maildir_text_of(sb.data)};
-		strbuf_free(&sb);
+		inbox[n_inbox++] = (struct received){names[i], maildir_header(raw, "Delivered-To"),
+						     maildir_subject(raw, len), maildir_text_of(raw)};
+		free(raw);
 		free(path);
 	}
 	free(names);
