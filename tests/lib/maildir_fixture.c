@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/maildir_fixture.h"
@@ -21,6 +22,42 @@ struct received *inbox;
 size_t n_inbox;
 static size_t cap_inbox;
 
+/* Quoted-printable undone (soft line breaks and =XX), line ends made
+ * "\n": the first len bytes of s. */
+static char *qp_decode(const char *s, size_t len)
+{
+	const char *end = s + len;
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	while (s < end) {
+		if (s[0] == '=' && end - s >= 3 && s[1] == '\r' && s[2] == '\n') {
+			s += 3;
+		} else if (s[0] == '=' && end - s >= 2 && s[1] == '\n') {
+			s += 2;
+		} else if (s[0] == '=' && end - s >= 3 && isxdigit((unsigned char)s[1]) &&
+			   isxdigit((unsigned char)s[2])) {
+			char hex[3] = {s[1], s[2], 0};
+			strbuf_putc(&sb, (char)strtol(hex, NULL, 16));
+			s += 3;
+		} else if (*s == '\r') {
+			s++;
+		} else {
+			strbuf_putc(&sb, *s++);
+		}
+	}
+	return strbuf_take(&sb);
+}
+
+/* The text of a body (or a part) as a client shows it: quoted-printable
+ * and format=flowed undone. */
+static char *shown(const char *body, size_t len)
+{
+	char *flowed = qp_decode(body, len);
+	char *text = mail_text_unflow(flowed, false);
+	free(flowed);
+	return text;
+}
+
 char *maildir_text_of(const char *raw)
 {
 	static const char marker[] = "Content-Transfer-Encoding: quoted-printable\r\n\r\n";
@@ -28,30 +65,7 @@ char *maildir_text_of(const char *raw)
 	assert_non_null(at);
 	at += sizeof marker - 1;
 	const char *end = strstr(at, "\r\n--=_");
-	if (!end)
-		end = at + strlen(at);
-	struct strbuf sb = {0};
-	strbuf_puts(&sb, "");
-	while (at < end) {
-		if (at[0] == '=' && at[1] == '\r' && at[2] == '\n') {
-			at += 3;
-		} else if (at[0] == '=' && isxdigit((unsigned char)at[1]) &&
-			   isxdigit((unsigned char)at[2])) {
-			char hex[3] = {at[1], at[2], 0};
-			strbuf_putc(&sb, (char)strtol(hex, NULL, 16));
-			at += 3;
-		} else if (at[0] == '\r' && at[1] == '\n') {
-			strbuf_putc(&sb, '\n');
-			at += 2;
-		} else {
-			strbuf_putc(&sb, *at++);
-		}
-	}
-	/* the text part is format=flowed: read it as a mail client shows it */
-	char *flowed = strbuf_take(&sb);
-	char *text = mail_text_unflow(flowed, false);
-	free(flowed);
-	return text;
+	return shown(at, end ? (size_t)(end - at) : strlen(at));
 }
 
 char *maildir_subject(const char *raw, size_t len)
@@ -132,6 +146,61 @@ void maildir_flush(struct test_engine *f, int64_t now)
 	free(names);
 	free(dir);
 	free(md);
+}
+
+char *maildir_received(struct test_engine *t, const char *maildir, int64_t now,
+		       const char *addr)
+{
+	struct mail_sink *sink = transport_maildir_sink_new(maildir, (struct transport_log){0});
+	size_t sent = 0, failed = 0;
+	char *err = NULL;
+	assert_int_equal(engine_flush_outbox(t->engine, sink, now, &sent, &failed, &err), 0);
+	assert_int_equal(failed, 0);
+	mail_sink_free(sink);
+	char *dir = xasprintf("%s/new", maildir);
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	char *want = xasprintf("Delivered-To: %s\r\n", addr);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		char *raw = file_read_all(path, 0, NULL);
+		assert_non_null(raw);
+		if (strstr(raw, want) && strstr(raw, want) < strstr(raw, "\r\n\r\n")) {
+			/* the Subject decoded, the headers, then the body as a
+			 * client shows it */
+			char *subject = test_searchable(raw, strlen(raw));
+			char *eol = strchr(subject, '\n');
+			if (eol)
+				eol[1] = '\0';
+			const char *body = strstr(raw, "\r\n\r\n");
+			char *head = xstrndup(raw, (size_t)(body - raw));
+			char *text = shown(body + 4, strlen(body + 4));
+			strbuf_printf(&sb, "%s%s\n\n%s\n=====\n", subject, head, text);
+			free(text);
+			free(head);
+			free(subject);
+			unlink(path);
+		}
+		free(raw);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(want);
+	free(dir);
+	return strbuf_take(&sb);
+}
+
+size_t maildir_count(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
 }
 
 bool merged_part_next(const char *from, struct merged_part *p)

@@ -41,6 +41,16 @@ char *maildir_subject(const char *raw, size_t len);
 /* The raw mail's header `name`, as it stands (not unfolded). Caller frees. */
 char *maildir_header(const char *raw, const char *name);
 
+/* Sends what t's outbox holds at `now` through the Maildir transport into
+ * `maildir`, then returns every mail delivered to `addr` since the last
+ * call, one after the other ("" if none), each as a first line "Subject: "
+ * with the Subject decoded, the raw headers, a blank line, the body as a
+ * client shows it, and a line "====="; the mails read are removed. */
+char *maildir_received(struct test_engine *t, const char *maildir, int64_t now,
+		       const char *addr);
+/* How many times `needle` occurs in `text` (overlapping ones too). */
+size_t maildir_count(const char *text, const char *needle);
+
 /* A part merged into a mail's text: its rule line, its heading (the
  * part's subject after "· ") and its text after the heading line, up to
  * the next rule line (the newline before it included) or the end. */
