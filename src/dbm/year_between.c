@@ -94,6 +94,28 @@ static bool has_contingents_out(const struct campaign *c, int player)
 	return false;
 }
 
+/* A two-sided order `word` (`kind` about `own_target`) that player `p`
+ * gave towards `other`: if `other` is no longer in the campaign, p's order
+ * is refused and dropped (PAIR_GONE); otherwise whether `other` has the
+ * answering order `answer` about p pending. */
+enum pair_state { PAIR_GONE, PAIR_WAITING, PAIR_ANSWERED };
+
+static enum pair_state pair_answer(struct year_run *r, int p, const char *word,
+				   enum order_kind kind, int own_target, int other,
+				   enum order_kind answer)
+{
+	if (!active(r->c, other)) {
+		year_refused(r, p, word, "that player is no longer in the campaign");
+		drop_orders(r, p, kind, own_target);
+		return PAIR_GONE;
+	}
+	struct order_set set;
+	year_load_orders(r, other, &set);
+	bool answered = pending_order(&set, answer, p) != NULL;
+	orders_set_free(&set);
+	return answered ? PAIR_ANSWERED : PAIR_WAITING;
+}
+
 /* Alliances at a step boundary (rules 1.4 Move, 2.3): an ALLY WITH
  * answered by the other's ALLY WITH makes the alliance; END ALLIANCE WITH
  * ends it. Both are then dropped. Returns true if anything was done. */
@@ -129,16 +151,11 @@ static bool alliances_between_steps(struct year_run *r)
 			drop_orders(r, (int)p, ORDER_END_ALLIANCE, NO_INDEX);
 		for (size_t i = 0; i < n_ask; i++) {
 			int t = asks[i];
-			if (!active(c, t)) {
-				year_refused(r, (int)p, "ALLY WITH", "that player is no longer in the campaign");
-				drop_orders(r, (int)p, ORDER_ALLY_WITH, t);
+			enum pair_state s = pair_answer(r, (int)p, "ALLY WITH", ORDER_ALLY_WITH, t, t,
+							ORDER_ALLY_WITH);
+			if (s == PAIR_GONE)
 				done = true;
-				continue;
-			}
-			year_load_orders(r, t, &set);
-			bool answered = pending_order(&set, ORDER_ALLY_WITH, (int)p) != NULL;
-			orders_set_free(&set);
-			if (!answered)
+			if (s != PAIR_ANSWERED)
 				continue;
 			checkpoint_named(r, "alliance", (int)p);
 			if (rules_alliance_make(c, (int)p, t, r->log, &why) != RULES_OK) {
@@ -219,16 +236,11 @@ bool year_between_steps(struct year_run *r)
 		orders_set_free(&set);
 		if (overlord < 0)
 			continue;
-		if (!active(c, overlord)) {
-			year_refused(r, (int)t, "TRIBUTARY OF", "that player is no longer in the campaign");
-			drop_orders(r, (int)t, ORDER_TRIBUTARY_OF, NO_INDEX);
+		enum pair_state s = pair_answer(r, (int)t, "TRIBUTARY OF", ORDER_TRIBUTARY_OF,
+						NO_INDEX, overlord, ORDER_ACCEPT_TRIBUTARY);
+		if (s == PAIR_GONE)
 			done = true;
-			continue;
-		}
-		year_load_orders(r, overlord, &set);
-		bool accepted = pending_order(&set, ORDER_ACCEPT_TRIBUTARY, (int)t) != NULL;
-		orders_set_free(&set);
-		if (!accepted)
+		if (s != PAIR_ANSWERED)
 			continue;
 		checkpoint_named(r, "tributary", (int)t);
 		if (rules_tributary_request(c, (int)t, overlord, true, r->log, &why) != RULES_OK) {

@@ -4,7 +4,8 @@
  * his own, sent his army list to set up by mail, and everyone is told. He
  * enters the sequence of play when the next year begins (dbm/year_join.c).
  * Before the start he is simply one more player who sets up by mail.
- * Calls go engine_join.c -> engine_year.c, engine_setup.c, outbox.c. */
+ * Calls go engine_join.c -> engine_year.c, engine_setup.c, outbox.c;
+ * engine_year_org.c (campaignctl invite) sends its invitations here. */
 #include "config.h"
 
 #include "engine/engine.h"
@@ -153,9 +154,9 @@ static int add_to_campaign(struct campaign *c, const struct engine_new_player *n
 	return (int)c->player_count - 1;
 }
 
-/* His invitation: the password (a secret mail, as campaignctl invite),
- * the campaign in brief, the map. */
-static int invite_joiner(struct yctx *y, int player)
+/* An invitation: the password (a secret mail), the campaign in brief, the
+ * map; for a joiner, the year he enters. Shared with campaignctl invite. */
+int yctx_invite(struct yctx *y, int player, const struct engine_maps *maps)
 {
 	struct campaign *c = y->c;
 	const struct player *pl = &c->players[player];
@@ -166,8 +167,6 @@ static int invite_joiner(struct yctx *y, int player)
 		set_err(y, err);
 		return -1;
 	}
-	struct engine_maps maps;
-	engine_maps_build(y->e->store, c, c->year, NULL, &maps);
 	json_t *d = yctx_base_data(y, player);
 	json_object_set_new(d, "password", json_string(password));
 	sodium_memzero(password, sizeof password);
@@ -182,13 +181,22 @@ static int invite_joiner(struct yctx *y, int player)
 		json_object_set_new(d, "enters_year", json_integer(c->year + 1));
 	char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, c->year);
 	struct reply r = {pl->email, pl->name, "Your invitation and password", "invite", d, NULL,
-			  token, MAIL_AUTO_GENERATED, maps.att, maps.count, NULL, true, 0};
+			  token, MAIL_AUTO_GENERATED, maps->att, maps->count, NULL, true, 0};
 	int rc = engine_queue_mail(y->e, &r, c, y->now, NULL, &err);
 	if (rc != 0)
 		set_err(y, err);
 	json_object_del(d, "password");
 	json_decref(d);
 	free(token);
+	return rc;
+}
+
+/* The joiner's invitation, with the map as it stands. */
+static int invite_joiner(struct yctx *y, int player)
+{
+	struct engine_maps maps;
+	engine_maps_build(y->e->store, y->c, y->c->year, NULL, &maps);
+	int rc = yctx_invite(y, player, &maps);
 	engine_maps_free(&maps);
 	return rc;
 }

@@ -93,35 +93,10 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 			continue;
 		if (pl->status != PLAYER_ACTIVE || !pl->email || !*pl->email)
 			continue;
-		char password[20], *err = NULL;
-		engine_generate_password(password);
-		if (store_set_password(y->e->store, pl->key, password, &err) != STORE_OK) {
-			set_err(y, err);
+		if (yctx_invite(y, (int)p, &maps) != 0) {
 			rc = -1;
 			break;
 		}
-		json_t *d = yctx_base_data(y, (int)p);
-		json_object_set_new(d, "password", json_string(password));
-		char *help = templates_render(y->e->templates, "help", d, &err);
-		free(err);
-		err = NULL;
-		json_object_set_new(d, "help_text", json_string(help ? help : ""));
-		free(help);
-		json_object_set_new(d, "organiser_email",
-				    json_string(c->organiser_email ? c->organiser_email : ""));
-		char *token = xasprintf("year.%s.%lu.%d", y->tag, ++y->mail_seq, c->year);
-		char *subject = xstrdup("Your invitation and password");
-		struct reply r = {pl->email, pl->name, subject, "invite", d, NULL, token,
-				  MAIL_AUTO_GENERATED, maps.att, maps.count, NULL, true, 0};
-		if (engine_queue_mail(y->e, &r, c, y->now, NULL, &err) != 0) {
-			set_err(y, err);
-			rc = -1;
-		}
-		sodium_memzero(password, sizeof password);
-		json_object_del(d, "password");
-		json_decref(d);
-		free(token);
-		free(subject);
 		strbuf_printf(out, "invited %s <%s>\n", pl->key, pl->email);
 	}
 	engine_maps_free(&maps);

@@ -90,6 +90,12 @@ int engine_year_transaction(struct engine *e,
 			    int (*fn)(struct engine *, void *, char **, char **), void *arg,
 			    char **report, char **errstr);
 
+/* engine_join.c: the invitation (campaignctl invite, add-player). */
+/* Sets a new password for `player` and queues his invitation, a secret
+ * mail with the password, the campaign in brief and `maps`. Returns 0, or
+ * -1 (y->err). */
+int yctx_invite(struct yctx *y, int player, const struct engine_maps *maps);
+
 /* engine_awaiting.c: what happens next (pure: reads `st` and, through io,
  * the pending orders). For `player` (-1: no one in particular), template
  * data: "step", "year"; "not_started" or "ended"; "sequence" [{position,

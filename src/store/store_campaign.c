@@ -86,24 +86,18 @@ static int save_setup_by_mail(struct state_out *o, const struct campaign *c, boo
 	return status;
 }
 
+static void mark_setup_by_mail(void *arg, size_t i)
+{
+	((struct campaign *)arg)->players[i].setup_by_mail = true;
+}
+
 static int load_setup_by_mail(struct store *s, struct campaign *c, char **errstr)
 {
 	if (store_schema_version(s) < SETUP_SCHEMA)
 		return STORE_OK;
-	sqlite3_stmt *st = NULL;
-	bool row = false;
-	int status = store_prepare(s, errstr, &st,
-				   "SELECT id FROM players WHERE setup_by_mail ORDER BY id", NULL);
-	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
-	       row) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (id < 0 || (uint64_t)id >= c->player_count)
-			status = store_corrupt(s, errstr, "setup_by_mail of no player");
-		else
-			c->players[id].setup_by_mail = true;
-	}
-	store_finish(s, st);
-	return status;
+	return store_each_index(s, errstr, "SELECT id FROM players WHERE setup_by_mail ORDER BY id",
+				c->player_count, "setup_by_mail of no player", mark_setup_by_mail,
+				c);
 }
 
 /* ---------------------------------------------------------------- names */

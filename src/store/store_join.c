@@ -22,26 +22,19 @@ static int has_joining(struct store *s, bool *yes, char **errstr)
 	return status;
 }
 
+static void mark_joining(void *arg, size_t i)
+{
+	((struct campaign *)arg)->players[i].status = PLAYER_JOINING;
+}
+
 int store_join_load(struct store *s, struct campaign *c, char **errstr)
 {
 	bool yes = false;
 	int status = has_joining(s, &yes, errstr);
 	if (status != STORE_OK || !yes)
 		return status;
-	sqlite3_stmt *st = NULL;
-	bool row = false;
-	status = store_prepare(s, errstr, &st, "SELECT id FROM players WHERE joining ORDER BY id",
-			       NULL);
-	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
-	       row) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (id < 0 || (uint64_t)id >= c->player_count)
-			status = store_corrupt(s, errstr, "joining mark of no player");
-		else
-			c->players[id].status = PLAYER_JOINING;
-	}
-	store_finish(s, st);
-	return status;
+	return store_each_index(s, errstr, "SELECT id FROM players WHERE joining ORDER BY id",
+				c->player_count, "joining mark of no player", mark_joining, c);
 }
 
 int store_add_player(struct store *s, const struct campaign *c, int player, char **errstr)

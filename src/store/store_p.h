@@ -130,6 +130,11 @@ int store_runv(struct store *s, char **errstr, int *changes, const char *sql, co
 /* One integer from a query; *found (if not NULL) says whether there was a row. */
 int store_query_int64(struct store *s, char **errstr, int64_t *out, bool *found,
 		      const char *sql, const char *fmt, ...);
+/* Runs sql, a SELECT of one integer column without parameters, and calls
+ * each(arg, i) for every row; a value outside [0, limit) is a corrupt file
+ * ("corrupt database: what"). */
+int store_each_index(struct store *s, char **errstr, const char *sql, size_t limit,
+		     const char *what, void (*each)(void *arg, size_t i), void *arg);
 /* Runs SQL text without parameters (several statements allowed). */
 int store_exec(struct store *s, const char *sql, char **errstr);
 /* A text column, copied (NULL for NULL). */

@@ -282,6 +282,24 @@ int store_query_int64(struct store *s, char **errstr, int64_t *out, bool *found,
 	return status;
 }
 
+int store_each_index(struct store *s, char **errstr, const char *sql, size_t limit,
+		     const char *what, void (*each)(void *arg, size_t i), void *arg)
+{
+	sqlite3_stmt *st = NULL;
+	bool row = false;
+	int status = store_prepare(s, errstr, &st, sql, NULL);
+	while (status == STORE_OK && (status = store_step_row(s, errstr, st, &row)) == STORE_OK &&
+	       row) {
+		int64_t i = sqlite3_column_int64(st, 0);
+		if (i < 0 || (uint64_t)i >= limit)
+			status = store_corrupt(s, errstr, what);
+		else
+			each(arg, (size_t)i);
+	}
+	store_finish(s, st);
+	return status;
+}
+
 int store_exec(struct store *s, const char *sql, char **errstr)
 {
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);

@@ -25,6 +25,7 @@
 #include "engine/engine.h"
 #include "lib/campaign_fixture.h"
 #include "lib/engine_fixture.h"
+#include "lib/maildir_fixture.h"
 #include "mail/mail_text.h"
 #include "lib/files.h"
 #include "mail/transport.h"
@@ -87,85 +88,16 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Quoted-printable undone: soft line breaks and =XX. */
-static char *qp_decode(const char *s)
-{
-	struct strbuf sb = {0};
-	for (; *s; s++) {
-		if (s[0] == '=' && s[1] == '\r' && s[2] == '\n') {
-			s += 2;
-		} else if (s[0] == '=' && s[1] == '\n') {
-			s += 1;
-		} else if (s[0] == '=' && s[1] && s[2] && strchr("0123456789ABCDEF", s[1]) &&
-			   strchr("0123456789ABCDEF", s[2])) {
-			char hex[3] = {s[1], s[2], 0};
-			strbuf_putc(&sb, (char)strtol(hex, NULL, 16));
-			s += 2;
-		} else if (*s != '\r') {
-			strbuf_putc(&sb, *s);
-		}
-	}
-	return strbuf_take(&sb);
-}
-
-/* Sends what is queued through the Maildir transport, then returns every
- * mail delivered to `addr` since the last call, decoded, one after the
- * other ("" if none); the mails read are removed. */
+/* Every mail delivered to `addr` since the last call (maildir_received),
+ * the outbox sent as it stands 30 days on. */
 static char *received(struct world *w, const char *addr)
 {
-	struct mail_sink *sink = transport_maildir_sink_new(w->maildir, (struct transport_log){0});
-	size_t sent = 0, failed = 0;
-	char *err = NULL;
-	assert_int_equal(engine_flush_outbox(w->t.engine, sink, w->now + 30 * 86400LL, &sent,
-					     &failed, &err), 0);
-	assert_int_equal(failed, 0);
-	mail_sink_free(sink);
-	char *dir = xasprintf("%s/new", w->maildir);
-	struct strbuf sb = {0};
-	strbuf_puts(&sb, "");
-	char *want = xasprintf("Delivered-To: %s\r\n", addr);
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char *path = xasprintf("%s/%s", dir, de->d_name);
-		char *raw = file_read_all(path, 0, NULL);
-		assert_non_null(raw);
-		if (strstr(raw, want) && strstr(raw, want) < strstr(raw, "\r\n\r\n")) {
-			/* the Subject decoded, the headers, then the body as a
-			 * client shows it: quoted-printable and format=flowed undone */
-			char *subject = test_searchable(raw, strlen(raw));
-			char *eol = strchr(subject, '\n');
-			if (eol)
-				eol[1] = '\0';
-			const char *body = strstr(raw, "\r\n\r\n");
-			char *head = xstrndup(raw, (size_t)(body - raw));
-			char *text = qp_decode(body + 4);
-			char *shown = mail_text_unflow(text, false);
-			strbuf_printf(&sb, "%s%s\n\n%s\n=====\n", subject, head, shown);
-			free(shown);
-			free(text);
-			free(head);
-			free(subject);
-			unlink(path);
-		}
-		free(raw);
-		free(path);
-	}
-	if (d)
-		closedir(d);
-	free(want);
-	free(dir);
-	return strbuf_take(&sb);
+	return maildir_received(&w->t, w->maildir, w->now + 30 * 86400LL, addr);
 }
 
 static size_t count_of(const char *text, const char *needle)
 {
-	size_t n = 0;
-	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
+	return maildir_count(text, needle);
 }
 
 #define assert_has(text, needle)                                                          \
@@ -188,14 +120,7 @@ static size_t count_of(const char *text, const char *needle)
 static enum engine_verdict send_at(struct world *w, const char *from, const char *body,
 				   int64_t now, char **reply)
 {
-	char *m = test_mail(&(struct test_mail){.from = from, .body = body});
-	struct engine_outcome out;
-	enum engine_verdict v = test_engine_process(&w->t, 1, ++w->uid, m, now, &out);
-	if (reply)
-		*reply = out.reply ? xstrdup(out.reply) : NULL;
-	engine_outcome_free(&out);
-	free(m);
-	return v;
+	return test_engine_send(&w->t, ++w->uid, from, body, now, reply);
 }
 
 static enum engine_verdict send(struct world *w, const char *from, const char *body)

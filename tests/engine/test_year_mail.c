@@ -21,6 +21,7 @@
 
 #include "lib/campaign_fixture.h"
 #include "lib/engine_fixture.h"
+#include "lib/maildir_fixture.h"
 #include "mail/mail_read.h"
 #include "mail/mail_text.h"
 #include "engine/engine.h"
@@ -95,166 +96,25 @@ static int setup_reminders(void **state)
 
 /* ---------------------------------------------------------------- mail */
 
-/* The text part of a mail as composed (quoted-printable), decoded. */
-static char *text_of(const char *raw)
-{
-	static const char marker[] = "Content-Transfer-Encoding: quoted-printable\r\n\r\n";
-	const char *at = strstr(raw, marker);
-	assert_non_null(at);
-	at += sizeof marker - 1;
-	const char *end = strstr(at, "\r\n--=_");
-	if (!end)
-		end = at + strlen(at);
-	struct strbuf sb = {0};
-	strbuf_puts(&sb, "");
-	while (at < end) {
-		if (at[0] == '=' && at[1] == '\r' && at[2] == '\n') {
-			at += 3;
-		} else if (at[0] == '=' && isxdigit((unsigned char)at[1]) &&
-			   isxdigit((unsigned char)at[2])) {
-			char hex[3] = {at[1], at[2], 0};
-			strbuf_putc(&sb, (char)strtol(hex, NULL, 16));
-			at += 3;
-		} else if (at[0] == '\r' && at[1] == '\n') {
-			strbuf_putc(&sb, '\n');
-			at += 2;
-		} else {
-			strbuf_putc(&sb, *at++);
-		}
-	}
-	/* the text part is format=flowed: read it as a mail client shows it */
-	char *flowed = strbuf_take(&sb);
-	char *text = mail_text_unflow(flowed, false);
-	free(flowed);
-	return text;
-}
-
-/* What the players received: every mail the outbox sent, through the
- * Maildir transport, in the order it was delivered. */
-struct received {
-	char *file, *to, *subject, *text;
-};
-static struct received *inbox;
-static size_t n_inbox, cap_inbox;
-
-static void inbox_clear(void)
-{
-	for (size_t i = 0; i < n_inbox; i++) {
-		free(inbox[i].file);
-		free(inbox[i].to);
-		free(inbox[i].subject);
-		free(inbox[i].text);
-	}
-	free(inbox);
-	inbox = NULL;
-	n_inbox = cap_inbox = 0;
-}
-
 static int teardown(void **state)
 {
-	inbox_clear();
+	maildir_clear();
 	return test_engine_teardown(state);
 }
 
-static char *header(const char *raw, const char *name)
-{
-	char *key = xasprintf("%s: ", name);
-	const char *at = strstr(raw, key);
-	assert_non_null(at);
-	at += strlen(key);
-	free(key);
-	return xstrndup(at, strcspn(at, "\r\n"));
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The Subject decoded (the tag and year stay plain, the rest is an RFC 2047
- * word). */
-static char *decoded_subject(const char *raw, size_t len)
-{
-	struct mail_info info;
-	assert_int_equal(mail_read(raw, len, NULL, &info), 0);
-	char *s = xstrdup(info.subject ? info.subject : "");
-	mail_info_free(&info);
-	return s;
-}
-
 /* Sends what the outbox holds at `now` into the players' Maildir and
- * reads what arrived. */
+ * reads what arrived (inbox). */
 static void flush(struct test_engine *f, int64_t now)
 {
-	char *md = xasprintf("%s/players", f->dir);
-	struct mail_sink *sink = transport_maildir_sink_new(md, (struct transport_log){0});
-	size_t sent = 0, failed = 0;
-	char *err = NULL;
-	if (engine_flush_outbox(f->engine, sink, now, &sent, &failed, &err) != 0)
-		fail_msg("flush: %s", err ? err : "");
-	assert_int_equal(failed, 0);
-	mail_sink_free(sink);
-	char *dir = xasprintf("%s/new", md);
-	DIR *d = opendir(dir);
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	for (struct dirent *de; d && (de = readdir(d));) {
-		if (de->d_name[0] == '.')
-			continue;
-		bool seen = false;
-		for (size_t i = 0; i < n_inbox && !seen; i++)
-			seen = strcmp(inbox[i].file, de->d_name) == 0;
-		if (seen)
-			continue;
-		grow_array((void **)&names, &cap, n + 1, sizeof *names);
-		names[n++] = xstrdup(de->d_name);
-	}
-	if (d)
-		closedir(d);
-	if (n)
-		qsort(names, n, sizeof *names, by_name);
-	for (size_t i = 0; i < n; i++) {
-		char *path = xasprintf("%s/%s", dir, names[i]);
-		FILE *fp = fopen(path, "rb");
-		assert_non_null(fp);
-		struct strbuf sb = {0};
-		char buf[4096];
-		size_t got;
-		while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
-			strbuf_append(&sb, buf, got);
-		fclose(fp);
-		grow_array((void **)&inbox, &cap_inbox, n_inbox + 1, sizeof *inbox);
-		inbox[n_inbox++] = (struct received){names[i], header(sb.data, "Delivered-To"),
-						     decoded_subject(sb.data, sb.len), text_of(sb.data)};
-		strbuf_free(&sb);
-		free(path);
-	}
-	free(names);
-	free(dir);
-	free(md);
+	maildir_flush(f, now);
 }
-
-/* The mails `to` received whose Subject (decoded: ours are RFC 2047
- * words after the tag) contains `subject`: how many, and
- * the text of the last one in *text (allocated) when text is not NULL. */
-/* The line that heads a mail merged into another one (engine_year_mail.c). */
-#define MERGED_RULE "------------------------------------------------------------------------"
 
 /* Whether `text` holds, merged after its first part, the mail whose
  * Subject ends in `subject` ("1450 · The turn of France" or "The turn of
  * France"): a rule, then that subject as a line. */
 static bool merged_into(const char *text, const char *subject)
 {
-	const char *dot = strstr(subject, "\u00b7 ");
-	const char *what = dot ? dot + strlen("\u00b7 ") : subject;
-	for (const char *at = text; (at = strstr(at, MERGED_RULE "\n")); at++) {
-		const char *head = at + strlen(MERGED_RULE "\n");
-		const char *nl = strchr(head, '\n');
-		size_t len = nl ? (size_t)(nl - head) : strlen(head);
-		if (len >= strlen(what) && strncmp(head, what, strlen(what)) == 0)
-			return true;
-	}
-	return false;
+	return maildir_merged_into(text, subject);
 }
 
 /* How many mails `to` received that hold the mail `subject`: under that

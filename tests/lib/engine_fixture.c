@@ -93,3 +93,16 @@ char *test_searchable(const char *raw, size_t len)
 	free(subject);
 	return out;
 }
+
+enum engine_verdict test_engine_send(struct test_engine *t, uint32_t uid, const char *from,
+				     const char *body, int64_t now, char **reply)
+{
+	char *m = test_mail(&(struct test_mail){.from = from, .body = body});
+	struct engine_outcome out;
+	enum engine_verdict v = test_engine_process(t, 1, uid, m, now, &out);
+	if (reply)
+		*reply = out.reply ? xstrdup(out.reply) : NULL;
+	engine_outcome_free(&out);
+	free(m);
+	return v;
+}

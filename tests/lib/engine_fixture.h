@@ -63,4 +63,10 @@ struct test_mail {
  * a text/plain UTF-8 Content-Type, then the body. Free it. */
 char *test_mail(const struct test_mail *m);
 
+/* test_mail from `from` with `body`, processed at `now` as IMAP uid `uid`
+ * (uidvalidity 1): the verdict, and the reply (allocated, NULL if none) in
+ * *reply when reply is not NULL. */
+enum engine_verdict test_engine_send(struct test_engine *t, uint32_t uid, const char *from,
+				     const char *body, int64_t now, char **reply);
+
 #endif
