@@ -1392,6 +1392,39 @@ static void test_merge(void **state)
 	orders_set_free(&pending);
 }
 
+/* NO CONTINGENT FROM withdraws the standing CONTINGENT FROM that tributary
+ * (a substitute's too), leaves the others, and is not kept itself; one who
+ * is not a tributary of the sender is refused. */
+static void test_merge_no_contingent_from(void **state)
+{
+	struct campaign *c = *state;
+	c->players[FRANCE].overlord = BURGUNDY;
+	c->players[ENGLAND].overlord = BURGUNDY;
+	struct order_set pending;
+	orders_set_init(&pending);
+	mail_in(c, &pending, "CONTINGENT FROM france\nCONTINGENT FROM england\nNO MOVE\n");
+	assert_pending(c, &pending, "NO MOVE\nCONTINGENT FROM france\nCONTINGENT FROM england\n");
+	mail_in(c, &pending, "NO CONTINGENT FROM france\n");
+	assert_pending(c, &pending, "NO MOVE\nCONTINGENT FROM england\n");
+	/* lines act in the order of the mail */
+	mail_in(c, &pending, "NO CONTINGENT FROM england\nCONTINGENT FROM france\n");
+	assert_pending(c, &pending, "NO MOVE\nCONTINGENT FROM france\n");
+	mail_in(c, &pending, "CONTINGENT FROM england\nNO CONTINGENT FROM france\n");
+	assert_pending(c, &pending, "NO MOVE\nCONTINGENT FROM england\n");
+	struct order_set set;
+	orders_parse("NO CONTINGENT FROM burgundy\nNO CONTINGENT FROM england\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 1);
+	assert_error_contains(&set.orders[0], "Burgundy is not your tributary");
+	assert_int_equal(set.orders[1].status, ORDER_OK);
+	char *one = orders_format_one(&set.orders[1], c, BURGUNDY);
+	assert_string_equal(one, "NO CONTINGENT FROM england");
+	free(one);
+	orders_set_free(&set);
+	orders_set_free(&pending);
+	c->players[FRANCE].overlord = NO_INDEX;
+	c->players[ENGLAND].overlord = NO_INDEX;
+}
+
 static bool same_ints(const int *a, size_t na, const int *b, size_t nb)
 {
 	return na == nb && (na == 0 || memcmp(a, b, na * sizeof *a) == 0);
@@ -1587,6 +1620,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_password_never_echoed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ack_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_no_contingent_from, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sally_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exchange_order, setup, teardown),
