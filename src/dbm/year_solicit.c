@@ -172,11 +172,12 @@ static void committed(struct year_run *r, const json_t *pd)
 	year_load_orders(r, mover, &set);
 	const struct order *o = year_find_movement(&set);
 	bool go_on = o && o->kind != ORDER_ASK_ALLIES && o->kind != ORDER_CALL_OFF;
+	bool silent = o == NULL || o->kind == ORDER_ASK_ALLIES;
 	char *line = go_on ? orders_format_one(o, c, mover) : NULL;
 	orders_set_free(&set);
 	event_emit(r->log, "decision", RULE_INVASION, "{s:s, s:s, s:s, s:b}", "asked",
 		   pkey(c, mover), "question", "commit", "answer", go_on ? line : "CALL OFF",
-		   "by_default", o == NULL || o->kind == ORDER_ASK_ALLIES);
+		   "by_default", silent);
 	json_decref(st->pending);
 	st->pending = NULL;
 	st->step = YEAR_TURN;

@@ -565,6 +565,8 @@ static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
 		year_solicit_begin(r, mover, o);
 		return false;
 	}
+	if (o && o->kind == ORDER_CALL_OFF)
+		o = NULL; /* nothing to call off (told at once when it came): no move */
 	if (o && o->kind != ORDER_NO_MOVE && o->kind != ORDER_SALLY) {
 		json_t *passage = json_array(), *supply = json_array();
 		permissions_needed(r, mover, o, passage, supply);
