@@ -39,10 +39,17 @@ enum order_kind {
 	ORDER_HELP, ORDER_CLEAR, ORDER_CONFIRM, ORDER_END,
 	ORDER_FORGOT_PASSWORD,   /* from the registered address, without PLAYER */
 	ORDER_STAND_IN,          /* a stand-in named or ended (rulebook 1.1) */
+	/* withdraws the standing CONTINGENT FROM a tributary (rules 3.2): it acts
+	 * on the pending orders when merged and is not kept itself */
+	ORDER_NO_CONTINGENT_FROM,
 	/* the year's one movement option (rules 1.4) */
 	ORDER_INVADE, ORDER_MOVE, ORDER_SEND_CONTINGENT, ORDER_NO_MOVE,
 	/* a besieged field army gives battle to its besieger (rules 2.2) */
 	ORDER_SALLY,
+	/* allies solicited before committing the army (rules 2.2): the turn's
+	 * first order, then INVADE (go on) or CALL OFF (the option stays open);
+	 * both count as the movement order while they wait */
+	ORDER_ASK_ALLIES, ORDER_CALL_OFF,
 	/* standing choices */
 	ORDER_RECALL_CONTINGENTS, ORDER_IF_INVADED, ORDER_IN_STORM,
 	ORDER_ALLOW_PASSAGE, ORDER_DENY_PASSAGE, ORDER_ALLOW_SUPPLY, ORDER_DENY_SUPPLY,
@@ -113,7 +120,8 @@ struct order {
 	int type;          /* element type: in the own list, or in target's for battle lines */
 	struct order_item *items; /* SEND/CONTINGENT FOR elements; LOSSES FIRST, DEMORALISED labels */
 	size_t item_count;
-	int *via;          /* provinces named after VIA (or RETREAT PREFER list), in order */
+	int *via;          /* provinces named after VIA (or RETREAT PREFER list), in order;
+			    * ASK ALLIES: the players asked */
 	size_t via_count;
 	char *arg;         /* LEAVE replacement address, PROCESS step, COMMENT text */
 	bool confirmed;    /* LEAVE CAMPAIGN with CONFIRM in the same mail */

@@ -128,6 +128,15 @@ char *orders_format_one(const struct order *o, const struct campaign *c, int pla
 		strbuf_printf(&sb, " %s WITH ", orders_player_key(c, o->target));
 		put_items(&sb, o, c, player, true);
 		break;
+	case ORDER_NO_CONTINGENT_FROM:
+		strbuf_printf(&sb, " %s", orders_player_key(c, o->target));
+		break;
+	case ORDER_ASK_ALLIES:
+		for (size_t i = 0; i < o->via_count; i++)
+			strbuf_printf(&sb, "%s %s", i ? "," : "", orders_player_key(c, o->via[i]));
+		strbuf_puts(&sb, " FOR INVADE ");
+		put_name(&sb, orders_province_name(c, o->province));
+		break;
 	case ORDER_CONTINGENT_FROM:
 		strbuf_printf(&sb, " %s", orders_player_key(c, o->target));
 		if (o->for_player >= 0)
@@ -581,6 +590,26 @@ static void cost_notes(const struct order *o, const struct campaign *c, int play
 		break;
 	case ORDER_CONTINGENT_FROM:
 		contingent_from_notes(o, c, player, notes);
+		break;
+	case ORDER_ASK_ALLIES:
+		note(notes, "when your turn comes (now, if it is under way) the players named are "
+		     "mailed at once and have the decision deadline to answer CONTINGENT FOR %s "
+		     "WITH ... (the troops they promise) or ANSWER ALLIES NO; then you are mailed "
+		     "their answers and have the decision deadline to send INVADE %s (the "
+		     "promised contingents come to its battle) or CALL OFF (your movement option "
+		     "stays open: rules 2.2, calling off uses none); without an answer the attack "
+		     "is called off", orders_player_key(c, player),
+		     orders_province_name(c, o->province));
+		break;
+	case ORDER_CALL_OFF:
+		note(notes, "answers your ASK ALLIES once the answers are in: the attack is called "
+		     "off and your turn goes on, with its movement option still open");
+		break;
+	case ORDER_NO_CONTINGENT_FROM:
+		note(notes, "your standing CONTINGENT FROM %s is withdrawn (a substitute FOR your "
+		     "overlord too): %s is told now and is no longer called for your battles; a "
+		     "call already made for a battle under way stands",
+		     orders_player_key(c, o->target), orders_player_nation(c, o->target));
 		break;
 	case ORDER_SEND_CONTINGENT:
 	case ORDER_CONTINGENT_FOR: {

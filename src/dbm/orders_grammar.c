@@ -150,6 +150,34 @@ static void parse_move(struct parser *p)
 	orders_plan_route(p);
 }
 
+/* ASK ALLIES <player>, ... FOR INVADE <province> (rules 2.2): the players
+ * asked are kept in o->via. */
+static void parse_ask_allies(struct parser *p)
+{
+	static const char *const stops[] = {"FOR", NULL};
+	orders_require_player(p);
+	while (!orders_failed(p) && !orders_at_end(p) && !orders_is_word_at(p, p->pos, "FOR")) {
+		int q = orders_match_player(p, stops, false);
+		if (q < 0)
+			break;
+		if (p->o->via_count >= 64) {
+			orders_fail(p, "ask at most 64 players");
+			return;
+		}
+		p->o->via = xrealloc(p->o->via, (p->o->via_count + 1) * sizeof *p->o->via);
+		p->o->via[p->o->via_count++] = q;
+		orders_accept_comma(p);
+	}
+	if (orders_failed(p))
+		return;
+	if (p->o->via_count == 0 || !orders_accept(p, "FOR") || !orders_accept(p, "INVADE")) {
+		orders_fail(p, "write ASK ALLIES <player>, ... FOR INVADE <province>");
+		return;
+	}
+	p->o->province = orders_match_province(p, NULL);
+	orders_expect_end(p, "the province");
+}
+
 static void parse_send(struct parser *p)
 {
 	static const char *const stops[] = {"VIA", "WITH", "GENERAL", NULL};
@@ -200,6 +228,14 @@ static void parse_contingent_from(struct parser *p)
 	if (orders_accept(p, "WITH"))
 		orders_read_items(p, p->o->target, NULL);
 	orders_expect_end(p, "the contingent");
+}
+
+/* NO CONTINGENT FROM <tributary>: the standing order withdrawn. */
+static void parse_no_contingent_from(struct parser *p)
+{
+	orders_require_player(p);
+	p->o->target = orders_match_player(p, NULL, false);
+	orders_expect_end(p, "the tributary");
 }
 
 static void parse_if_invaded(struct parser *p)
@@ -528,6 +564,8 @@ static const struct keyword keywords[] = {
 	{"SEND CONTINGENTS", ORDER_SEND_CONTINGENT, parse_send, 0},
 	{"NO MOVE", ORDER_NO_MOVE, parse_nothing, 0},
 	{"SALLY", ORDER_SALLY, parse_nothing, 0},
+	{"ASK ALLIES", ORDER_ASK_ALLIES, parse_ask_allies, 0},
+	{"CALL OFF", ORDER_CALL_OFF, parse_nothing, 0},
 	{"RECALL CONTINGENTS", ORDER_RECALL_CONTINGENTS, parse_nothing, 0},
 	{"RECALL CONTINGENT", ORDER_RECALL_CONTINGENTS, parse_nothing, 0},
 	{"IF INVADED", ORDER_IF_INVADED, parse_if_invaded, 0},
@@ -539,6 +577,7 @@ static const struct keyword keywords[] = {
 	{"ANSWER ALLIES", ORDER_ANSWER_ALLIES, parse_answer_allies, 0},
 	{"CONTINGENT FOR", ORDER_CONTINGENT_FOR, parse_contingent_for, 0},
 	{"CONTINGENT FROM", ORDER_CONTINGENT_FROM, parse_contingent_from, 0},
+	{"NO CONTINGENT FROM", ORDER_NO_CONTINGENT_FROM, parse_no_contingent_from, 0},
 	{"LOSSES FIRST", ORDER_LOSSES_FIRST, parse_losses_first, 0},
 	{"RETREAT PREFER", ORDER_RETREAT_PREFER, parse_retreat_prefer, 0},
 	{"RECRUIT", ORDER_RECRUIT, parse_count_label, 0},

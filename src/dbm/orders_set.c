@@ -132,7 +132,8 @@ void orders_mask_everywhere(struct order_set *set, const char *secret)
 bool orders_kind_is_movement(enum order_kind k)
 {
 	return k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
-	       k == ORDER_NO_MOVE || k == ORDER_SALLY;
+	       k == ORDER_NO_MOVE || k == ORDER_SALLY || k == ORDER_ASK_ALLIES ||
+	       k == ORDER_CALL_OFF;
 }
 
 bool orders_kind_is_recruitment(enum order_kind k)
@@ -153,7 +154,8 @@ const char *orders_resubmission_rule(void)
 	return "Each mail changes only what it names. A movement order (INVADE, MOVE, SEND "
 	       "CONTINGENT, NO MOVE) replaces your earlier one; recruitment lines (RECRUIT, "
 	       "DISMISS, RETRIEVE GENERAL) replace your earlier recruitment as a whole; any "
-	       "other order replaces the one of the same kind for the same province or player. "
+	       "other order replaces the one of the same kind for the same province or player; "
+	       "NO CONTINGENT FROM withdraws your CONTINGENT FROM that tributary. "
 	       "A line in error changes nothing. CLEAR first drops all your pending orders.";
 }
 
@@ -215,6 +217,14 @@ static bool pred_same_slot(const struct order *o, const void *arg)
 	return same_slot(o, arg);
 }
 
+/* NO CONTINGENT FROM: every standing CONTINGENT FROM that tributary (for
+ * the player or, a substitute, for his overlord). */
+static bool pred_contingent_from(const struct order *o, const void *arg)
+{
+	const struct order *no = arg;
+	return o->kind == ORDER_CONTINGENT_FROM && o->target == no->target;
+}
+
 /* Where an order goes in the current orders: by kind, ALLOW and DENY of
  * the same permission together. */
 static int kind_rank(enum order_kind k)
@@ -249,6 +259,10 @@ void orders_merge(const struct order_set *pending, const struct order_set *incom
 	bool recruitment = false;
 	for (size_t i = 0; i < incoming->count; i++) {
 		const struct order *o = &incoming->orders[i];
+		if (o->status == ORDER_OK && o->kind == ORDER_NO_CONTINGENT_FROM) {
+			remove_where(result, pred_contingent_from, o);
+			continue;
+		}
 		if (o->status != ORDER_OK || !order_kind_is_kept(o->kind))
 			continue;
 		if (orders_kind_is_movement(o->kind)) {

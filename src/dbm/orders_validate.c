@@ -38,7 +38,7 @@ static bool kind_is_organiser(enum order_kind k)
 
 static bool kind_needs_player(enum order_kind k)
 {
-	return order_kind_is_kept(k) || k == ORDER_PASSWORD;
+	return order_kind_is_kept(k) || k == ORDER_PASSWORD || k == ORDER_NO_CONTINGENT_FROM;
 }
 
 int orders_cinc_type(const struct player *p)
@@ -483,6 +483,31 @@ static void validate_one(struct order *o, const struct campaign *c, int player, 
 		break;
 	case ORDER_CONTINGENT_FROM:
 		validate_contingent_from(o, c, player);
+		break;
+	case ORDER_ASK_ALLIES: {
+		const struct province *d = o->province >= 0 ? &c->provinces[o->province] : NULL;
+		for (size_t i = 0; i < o->via_count && o->status == ORDER_OK; i++) {
+			int q = o->via[i];
+			if (q == player)
+				reject(o, "you cannot ask yourself: name the players you ask");
+			else if (q < 0 || c->players[q].status != PLAYER_ACTIVE)
+				reject(o, "%s is not in the campaign", orders_player_nation(c, q));
+			for (size_t j = 0; j < i && o->status == ORDER_OK; j++)
+				if (o->via[j] == q)
+					reject(o, "%s is named twice", orders_player_nation(c, q));
+		}
+		if (o->status == ORDER_OK && d && d->owner == player)
+			reject(o, "%s is yours: ASK ALLIES is for an invasion", d->name);
+		else if (o->status == ORDER_OK && d && d->owner == NO_INDEX && d->inviolate)
+			reject(o, "%s is an inviolate neutral: it cannot be attacked", d->name);
+		break;
+	}
+	case ORDER_NO_CONTINGENT_FROM:
+		if (o->target < 0 || c->players[o->target].status != PLAYER_ACTIVE ||
+		    c->players[o->target].overlord != player)
+			reject(o, "%s is not your tributary: NO CONTINGENT FROM withdraws an order "
+			       "to a tributary of yours (an order to one who is no longer your "
+			       "tributary is not acted on)", orders_player_nation(c, o->target));
 		break;
 	case ORDER_SALLY: {
 		bool besieged = false;

@@ -197,6 +197,8 @@ static bool decision_answered(struct year_run *r, int asked)
 	bool ok = false;
 	if (kind && strcmp(kind, "defence") == 0) {
 		ok = year_if_invaded(&set, find_province(r->c, jstr(pd, "province"))) != NULL;
+	} else if (year_solicit_kind(pd)) {
+		ok = year_solicit_answered_by(r, asked);
 	} else if (kind && strcmp(kind, "allies") == 0) {
 		const struct order *o;
 		int side = find_player(r->c, jstr(json_object_get(pd, "for"), pkey(r->c, asked)));
@@ -302,6 +304,15 @@ char *year_step_describe(const struct year_state *st, const struct campaign *c)
 		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "allies") == 0)
 			return xasprintf("the allies' answers before the battle at %s (ANSWER ALLIES, "
 					 "CONTINGENT FOR)", jstr(pd, "province"));
+		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "solicit") == 0)
+			return xasprintf("the answers to %s's call for allies before invading %s "
+					 "(CONTINGENT FOR, ANSWER ALLIES NO)",
+					 pnation(c, find_player(c, jstr(pd, "mover"))),
+					 jstr(pd, "province"));
+		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "commit") == 0)
+			return xasprintf("%s's choice, its allies' answers in: INVADE %s or CALL OFF",
+					 pnation(c, find_player(c, jstr(pd, "mover"))),
+					 jstr(pd, "province"));
 		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "defence") == 0)
 			return xasprintf("%s's answer to the invasion of %s by %s (IF INVADED)",
 					 pnation(c, find_player(c, jstr(pd, "defender"))),
@@ -334,7 +345,9 @@ bool year_turn_is_over(const struct year_state *st, const struct campaign *c, in
 		return false;
 	for (size_t i = 0; i < st->sequence_len; i++)
 		if (st->sequence[i] == player)
-			return i < st->turn || (i == st->turn && st->step != YEAR_TURN);
+			return i < st->turn ||
+			       (i == st->turn && st->step != YEAR_TURN &&
+				!(st->step == YEAR_DECISION && year_solicit_kind(st->pending)));
 	return false;
 }
 
@@ -419,8 +432,11 @@ static const char *step_default(const struct year_state *st)
 	case YEAR_VOTE:
 		return "If nothing comes, your vote counts as END.";
 	case YEAR_DECISION:
-		if (kind && strcmp(kind, "allies") == 0)
+		if (kind && (strcmp(kind, "allies") == 0 || strcmp(kind, "solicit") == 0))
 			return "If nothing comes, you send no contingent.";
+		if (kind && strcmp(kind, "commit") == 0)
+			return "If nothing comes, the attack is called off and your turn goes on, "
+			       "its movement option still open.";
 		if (kind && strcmp(kind, "defence") == 0)
 			return "If nothing comes, you stand a siege where you are invaded (no "
 			       "battle, no retreat).";

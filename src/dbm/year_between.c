@@ -431,6 +431,9 @@ char *year_orders_received(struct year_run *r, int player, const struct order_se
 		case ORDER_CONTINGENT_FROM:
 			year_tributary_order_received(r, player, o);
 			break;
+		case ORDER_NO_CONTINGENT_FROM:
+			year_tributary_order_withdrawn(r, player, o);
+			break;
 		case ORDER_ACCEPT_TRIBUTARY:
 			strbuf_printf(&note, "%s becomes your tributary at the next step between turns, "
 					     "once it has asked with TRIBUTARY OF %s. ",

@@ -306,7 +306,8 @@ void year_load_orders(struct year_run *r, int player, struct order_set *set)
 bool year_is_movement(enum order_kind k)
 {
 	return k == ORDER_INVADE || k == ORDER_MOVE || k == ORDER_SEND_CONTINGENT ||
-	       k == ORDER_NO_MOVE || k == ORDER_SALLY;
+	       k == ORDER_NO_MOVE || k == ORDER_SALLY || k == ORDER_ASK_ALLIES ||
+	       k == ORDER_CALL_OFF;
 }
 
 bool year_is_recruitment(enum order_kind k)

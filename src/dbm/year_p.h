@@ -93,6 +93,25 @@ bool year_tributary_ordered(const struct year_state *st, const struct campaign *
 /* A CONTINGENT FROM order was received from `player`: the tributary it
  * names is mailed what it must do (template "relations"). */
 void year_tributary_order_received(struct year_run *r, int player, const struct order *o);
+/* ---------------------------------------------------------------- allies solicited (year_solicit.c) */
+
+/* True when the pending decision is a call for allies before committing
+ * (kinds "solicit" and "commit"). */
+bool year_solicit_kind(const json_t *pending);
+/* The mover's ASK ALLIES: the decision "solicit" opens, the players
+ * named are mailed. */
+void year_solicit_begin(struct year_run *r, int mover, const struct order *o);
+/* Has `asked` answered the pending "solicit" (CONTINGENT FOR the mover or
+ * ANSWER ALLIES NO) or "commit" (the mover's movement order or CALL OFF)? */
+bool year_solicit_answered_by(struct year_run *r, int asked);
+/* The decision `pd` is resolved: "solicit" goes on to "commit" (the mover
+ * mailed the answers); "commit" gives the turn back to the mover (going
+ * on: the turn step carries out his order; calling off: reopened). */
+void year_solicit_resolve(struct year_run *r, const json_t *pd);
+
+/* A NO CONTINGENT FROM order was received from `player`: the tributary it
+ * names (if still in play) is mailed that it is no longer called. */
+void year_tributary_order_withdrawn(struct year_run *r, int player, const struct order *o);
 
 /* ---------------------------------------------------------------- runs, mails (year_common.c) */
 

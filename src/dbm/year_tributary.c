@@ -127,3 +127,14 @@ void year_tributary_order_received(struct year_run *r, int player, const struct 
 	year_mail(r, "relations", o->target, false, d, "%s orders you to provide a contingent",
 		  pnation(c, player));
 }
+
+void year_tributary_order_withdrawn(struct year_run *r, int player, const struct order *o)
+{
+	struct campaign *c = r->c;
+	if (!active(c, o->target))
+		return;
+	json_t *d = json_pack("{s:b, s:s}", "k_contingent_withdrawn", 1, "orderer_nation",
+			      pnation(c, player));
+	year_mail(r, "relations", o->target, false, d,
+		  "%s no longer orders you to provide a contingent", pnation(c, player));
+}

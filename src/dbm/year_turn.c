@@ -72,6 +72,11 @@ static bool drop_stale_movement(struct year_run *r, int p, char **text, char **r
 				    "contingent was sent): no INVADE or MOVE until next year",
 				    pnation(c, p));
 	}
+	if (o && o->kind == ORDER_CALL_OFF) {
+		*text = xstrdup("CALL OFF");
+		*reason = xstrdup("no call for allies is under way: CALL OFF answers your ASK "
+				  "ALLIES once the answers are in");
+	}
 	for (size_t i = set.count; i-- > 0 && !o;) {
 		const struct order *e = &set.orders[i];
 		if (e->status == ORDER_ERROR && year_is_movement(e->kind)) {
@@ -556,6 +561,12 @@ static bool carry_out_move(struct year_run *r, int mover, const struct order *o)
 static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
 {
 	struct campaign *c = r->c;
+	if (o && o->kind == ORDER_ASK_ALLIES) {
+		year_solicit_begin(r, mover, o);
+		return false;
+	}
+	if (o && o->kind == ORDER_CALL_OFF)
+		o = NULL; /* nothing to call off (told at once when it came): no move */
 	if (o && o->kind != ORDER_NO_MOVE && o->kind != ORDER_SALLY) {
 		json_t *passage = json_array(), *supply = json_array();
 		permissions_needed(r, mover, o, passage, supply);
@@ -630,6 +641,9 @@ bool year_resolve_decision(struct year_run *r)
 	bool waits = false;
 	if (kind && strcmp(kind, "allies") == 0) {
 		year_allies_answered(r, pd);
+		waits = true;
+	} else if (year_solicit_kind(pd)) {
+		year_solicit_resolve(r, pd);
 		waits = true;
 	} else if (kind && strcmp(kind, "defence") == 0) {
 		int attacker = find_player(c, jstr(pd, "attacker"));

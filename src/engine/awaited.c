@@ -4,6 +4,7 @@
 
 #include "engine/awaited.h"
 #include "dbm/orders.h"
+#include "dbm/rules.h"
 #include "base/timefmt.h"
 #include "base/util.h"
 
@@ -51,6 +52,15 @@ static char *wanted_from(const struct year_state *st, const struct campaign *c, 
 					 str_of(pd, "province"),
 					 nation_of_key(c, str_of(pd, "attacker")),
 					 str_of(pd, "province"));
+		if (strcmp(kind, "solicit") == 0) {
+			const char *mover = str_of(pd, "mover");
+			return xasprintf("the answer to the call of %s before it invades %s: "
+					 "CONTINGENT FOR %s WITH ..., or ANSWER ALLIES NO",
+					 nation_of_key(c, mover), str_of(pd, "province"), mover);
+		}
+		if (strcmp(kind, "commit") == 0)
+			return xasprintf("your choice, your allies' answers in: INVADE %s to go on, "
+					 "or CALL OFF", str_of(pd, "province"));
 		if (strcmp(kind, "allies") == 0) {
 			const char *side = str_of(json_object_get(pd, "for"), key);
 			return xasprintf("the answer to the call of %s before the battle at %s: "
@@ -80,8 +90,53 @@ static char *wanted_from(const struct year_state *st, const struct campaign *c, 
 	}
 }
 
+static bool has_order(const struct order_set *set, enum order_kind kind, int target)
+{
+	for (size_t k = 0; k < set->count; k++)
+		if (set->orders[k].kind == kind && set->orders[k].status == ORDER_OK &&
+		    set->orders[k].target == target)
+			return true;
+	return false;
+}
+
+/* Alliances proposed and not yet made (ALLY WITH from one side, or from
+ * both until the next step between turns): the other's ALLY WITH, no
+ * deadline. */
+static void alliance_requests(const struct campaign *c, const struct order_set *sets,
+			      json_t *out)
+{
+	size_t n = c->player_count;
+	for (size_t p = 0; p < n; p++) {
+		for (size_t i = 0; i < sets[p].count; i++) {
+			const struct order *o = &sets[p].orders[i];
+			int t = o->target;
+			if (o->kind != ORDER_ALLY_WITH || o->status != ORDER_OK || t < 0 ||
+			    (size_t)t >= n || t == (int)p ||
+			    c->players[t].status != PLAYER_ACTIVE ||
+			    rules_alliance_index(c, (int)p, t) >= 0)
+				continue;
+			bool accepted = has_order(&sets[t], ORDER_ALLY_WITH, (int)p);
+			if (accepted && t < (int)p)
+				continue; /* listed once, from the first of the two */
+			const char *who = nation_of_key(c, c->players[p].key);
+			const char *other = nation_of_key(c, c->players[t].key);
+			char *what = accepted
+				? xasprintf("%s and %s have both declared ALLY WITH: the alliance is "
+					    "made at the next step between turns", who, other)
+				: xasprintf("%s proposed an alliance to %s, who has not answered "
+					    "(ALLY WITH %s); no deadline", who, other,
+					    c->players[p].key);
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b}",
+				"kind", "alliance", "player", c->players[p].key, "nation", who,
+				"waits_for", c->players[t].key, "waits_for_nation", other, "what",
+				what, "accepted", accepted));
+			free(what);
+		}
+	}
+}
+
 /* Tributaries asked for and not yet made: they wait for the overlord's
- * ACCEPT TRIBUTARY, without a deadline. */
+ * ACCEPT TRIBUTARY, without a deadline; and alliances proposed. */
 static json_t *requests(const struct campaign *c, const struct year_io *io)
 {
 	json_t *out = json_array();
@@ -104,12 +159,7 @@ static json_t *requests(const struct campaign *c, const struct year_io *io)
 			if (o->kind != ORDER_TRIBUTARY_OF || o->status != ORDER_OK || o->target < 0 ||
 			    (size_t)o->target >= n)
 				continue;
-			bool accepted = false;
-			const struct order_set *t = &sets[o->target];
-			for (size_t k = 0; k < t->count; k++)
-				accepted |= t->orders[k].kind == ORDER_ACCEPT_TRIBUTARY &&
-					    t->orders[k].status == ORDER_OK &&
-					    t->orders[k].target == (int)p;
+			bool accepted = has_order(&sets[o->target], ORDER_ACCEPT_TRIBUTARY, (int)p);
 			const char *who = nation_of_key(c, c->players[p].key);
 			const char *lord = nation_of_key(c, c->players[o->target].key);
 			char *what = accepted
@@ -118,13 +168,14 @@ static json_t *requests(const struct campaign *c, const struct year_io *io)
 				: xasprintf("%s asked to become the tributary of %s, who has not "
 					    "answered (ACCEPT TRIBUTARY %s); no deadline", who, lord,
 					    c->players[p].key);
-			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}",
-				"player", c->players[p].key, "nation", who, "waits_for",
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b}",
+				"kind", "tributary", "player", c->players[p].key, "nation", who, "waits_for",
 				c->players[o->target].key, "waits_for_nation", lord, "what", what,
 				"accepted", accepted));
 			free(what);
 		}
 	}
+	alliance_requests(c, sets, out);
 	for (size_t p = 0; p < n; p++)
 		orders_set_free(&sets[p]);
 	free(sets);

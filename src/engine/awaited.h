@@ -1,7 +1,7 @@
 /* What the campaign waits for: the open step and its decision, who is
  * awaited and for what, the deadline in the campaign's time zone, and the
- * requests that wait without a deadline (a tributary asked for, a disputed
- * battle the organiser settles). For campaignctl status and a player's
+ * requests that wait without a deadline (a tributary asked for, an
+ * alliance proposed, a disputed battle the organiser settles). For campaignctl status and a player's
  * STATUS. Private to the engine (engine_year.c, player_status.c). */
 #ifndef CAMPAIGN_ENGINE_AWAITED_H
 #define CAMPAIGN_ENGINE_AWAITED_H
@@ -18,8 +18,9 @@
  *   "deadline_epoch" and "deadline" (local text) when there is one;
  *   "awaited": [{"player", "nation", "for": what he must send}];
  *   "organiser": what the organiser is awaited for, when he is;
- *   "requests": [{"player", "nation", "waits_for": key, "waits_for_nation",
- *                 "what"}] (no deadline).
+ *   "requests": [{"kind": "tributary" or "alliance", "player", "nation",
+ *                 "waits_for": key, "waits_for_nation", "what", "accepted"}]
+ *                 (no deadline): TRIBUTARY OF asked, ALLY WITH proposed.
  * `io` reads the pending orders (year_awaited's). */
 json_t *engine_awaited_json(const struct year_state *st, const struct campaign *c,
 			    const struct year_io *io);

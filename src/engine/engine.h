@@ -302,8 +302,8 @@ int engine_publish_if_due(struct engine *e, char **errstr);
 int engine_year_status(struct engine *e, int64_t now, char **text, char **errstr);
 /* The same as JSON (*doc, a new reference): "started", "year", "phase",
  * "step", "what", "paused", "deadline_epoch", "deadline", "awaited"
- * [{"player", "nation", "for"}], "organiser", "requests" [{"player",
- * "waits_for", "what"}]. Returns 0, or -1 with *errstr. */
+ * [{"player", "nation", "for"}], "organiser", "requests" [{"kind",
+ * "player", "waits_for", "what", ...}] (tributaries asked, alliances proposed). Returns 0, or -1 with *errstr. */
 int engine_year_status_json(struct engine *e, int64_t now, json_t **doc, char **errstr);
 
 /* What happens next, for the player `player_key` (NULL: no one in

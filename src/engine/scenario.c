@@ -424,7 +424,7 @@ static const char *kind_placement(enum order_kind k, int phase, bool *warn)
 	*warn = false;
 	switch (k) {
 	case ORDER_INVADE: case ORDER_MOVE: case ORDER_SEND_CONTINGENT: case ORDER_NO_MOVE:
-	case ORDER_SALLY:
+	case ORDER_SALLY: case ORDER_ASK_ALLIES: case ORDER_CALL_OFF:
 	case ORDER_RECALL_CONTINGENTS:
 		return phase == PHASE_CAMPAIGN ? NULL : "belongs in a [year N campaign] section";
 	case ORDER_RECRUIT: case ORDER_DISMISS: case ORDER_RENOUNCE: case ORDER_EXCHANGE:

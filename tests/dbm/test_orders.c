@@ -1428,6 +1428,86 @@ static void test_merge(void **state)
 	orders_set_free(&pending);
 }
 
+/* ASK ALLIES names the players asked and the province; it is the turn's
+ * movement order (an INVADE replaces it, two in a mail are refused); one's
+ * own province, oneself or a name twice are refused; CALL OFF reads. */
+static void test_ask_allies_order(void **state)
+{
+	struct campaign *c = *state;
+	struct order_set set;
+	orders_parse("ASK ALLIES france, england FOR INVADE Calais\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 0);
+	const struct order *o = only(&set, ORDER_ASK_ALLIES);
+	assert_int_equal(o->province, CALAIS);
+	assert_int_equal(o->via_count, 2);
+	assert_int_equal(o->via[0], FRANCE);
+	assert_int_equal(o->via[1], ENGLAND);
+	char *one = orders_format_one(o, c, BURGUNDY);
+	assert_string_equal(one, "ASK ALLIES france, england FOR INVADE Calais");
+	free(one);
+	orders_set_free(&set);
+	const char *const bad[][2] = {
+		{"ASK ALLIES burgundy FOR INVADE Calais\n", "cannot ask yourself"},
+		{"ASK ALLIES france, france FOR INVADE Calais\n", "named twice"},
+		{"ASK ALLIES france FOR INVADE Artois\n", "Artois is yours"},
+		{"ASK ALLIES france FOR INVADE Genève\n", "inviolate neutral"},
+		{"ASK ALLIES france\n", "write ASK ALLIES <player>, ... FOR INVADE <province>"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		orders_parse(bad[i][0], c, BURGUNDY, &set);
+		orders_validate(&set, c, BURGUNDY);
+		assert_int_equal(set.errors, 1);
+		assert_error_contains(&set.orders[0], bad[i][1]);
+		orders_set_free(&set);
+	}
+	orders_parse("ASK ALLIES france FOR INVADE Calais\nINVADE Calais\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 1);
+	assert_error_contains(&set.orders[1], "only one movement option");
+	orders_set_free(&set);
+	struct order_set pending;
+	orders_set_init(&pending);
+	mail_in(c, &pending, "ASK ALLIES france FOR INVADE Calais\n");
+	assert_pending(c, &pending, "ASK ALLIES france FOR INVADE Calais\n");
+	mail_in(c, &pending, "CALL OFF\n");
+	assert_pending(c, &pending, "CALL OFF\n");
+	mail_in(c, &pending, "INVADE Calais\n");
+	assert_pending(c, &pending, "INVADE Calais\n");
+	orders_set_free(&pending);
+}
+
+/* NO CONTINGENT FROM withdraws the standing CONTINGENT FROM that tributary
+ * (a substitute's too), leaves the others, and is not kept itself; one who
+ * is not a tributary of the sender is refused. */
+static void test_merge_no_contingent_from(void **state)
+{
+	struct campaign *c = *state;
+	c->players[FRANCE].overlord = BURGUNDY;
+	c->players[ENGLAND].overlord = BURGUNDY;
+	struct order_set pending;
+	orders_set_init(&pending);
+	mail_in(c, &pending, "CONTINGENT FROM france\nCONTINGENT FROM england\nNO MOVE\n");
+	assert_pending(c, &pending, "NO MOVE\nCONTINGENT FROM france\nCONTINGENT FROM england\n");
+	mail_in(c, &pending, "NO CONTINGENT FROM france\n");
+	assert_pending(c, &pending, "NO MOVE\nCONTINGENT FROM england\n");
+	/* lines act in the order of the mail */
+	mail_in(c, &pending, "NO CONTINGENT FROM england\nCONTINGENT FROM france\n");
+	assert_pending(c, &pending, "NO MOVE\nCONTINGENT FROM france\n");
+	mail_in(c, &pending, "CONTINGENT FROM england\nNO CONTINGENT FROM france\n");
+	assert_pending(c, &pending, "NO MOVE\nCONTINGENT FROM england\n");
+	struct order_set set;
+	orders_parse("NO CONTINGENT FROM burgundy\nNO CONTINGENT FROM england\n", c, BURGUNDY, &set);
+	assert_int_equal(orders_validate(&set, c, BURGUNDY), 1);
+	assert_error_contains(&set.orders[0], "Burgundy is not your tributary");
+	assert_int_equal(set.orders[1].status, ORDER_OK);
+	char *one = orders_format_one(&set.orders[1], c, BURGUNDY);
+	assert_string_equal(one, "NO CONTINGENT FROM england");
+	free(one);
+	orders_set_free(&set);
+	orders_set_free(&pending);
+	c->players[FRANCE].overlord = NO_INDEX;
+	c->players[ENGLAND].overlord = NO_INDEX;
+}
+
 static bool same_ints(const int *a, size_t na, const int *b, size_t nb)
 {
 	return na == nb && (na == 0 || memcmp(a, b, na * sizeof *a) == 0);
@@ -1650,6 +1730,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_password_never_echoed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ack_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_no_contingent_from, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ask_allies_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sally_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exchange_order, setup, teardown),

@@ -649,6 +649,21 @@ static void test_alliance_by_mail(void **state)
 	struct campaign *c = campaign(f);
 	assert_int_equal(c->alliance_count, 0); /* not before the answer */
 	campaign_free(c);
+	/* the organiser sees the proposal waiting, in text and in JSON */
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_year_status(f->engine, NOW + HOUR, &report, &err), 0);
+	assert_non_null(strstr(report, "Open requests:\n  Savoy proposed an alliance to France, "
+				       "who has not answered (ALLY WITH savoy); no deadline.\n"));
+	free(report);
+	json_t *doc = NULL;
+	assert_int_equal(engine_year_status_json(f->engine, NOW + HOUR, &doc, &err), 0);
+	json_t *req = json_array_get(json_object_get(doc, "requests"), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "requests")), 1);
+	assert_string_equal(json_string_value(json_object_get(req, "kind")), "alliance");
+	assert_string_equal(json_string_value(json_object_get(req, "player")), "savoy");
+	assert_string_equal(json_string_value(json_object_get(req, "waits_for")), "france");
+	assert_false(json_is_true(json_object_get(req, "accepted")));
+	json_decref(doc);
 	reply = deliver(f, "charles@example.org",
 			"PLAYER france " FRANCE_PW "\nALLY WITH savoy\n", NOW + 2 * HOUR);
 	assert_non_null(strstr(reply, "Savoy has declared ALLY WITH france too"));
@@ -662,6 +677,10 @@ static void test_alliance_by_mail(void **state)
 	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France and Savoy are allies"), 4);
 	/* no proposal mail to Savoy for an answer */
 	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France proposes an alliance"), 0);
+	/* made: no longer a request */
+	assert_int_equal(engine_year_status(f->engine, NOW + 2 * HOUR, &report, &err), 0);
+	assert_null(strstr(report, "alliance"));
+	free(report);
 	/* the declarations were used up */
 	char *text = NULL;
 	assert_int_equal(store_orders_get(f->store, "savoy", 1450, PHASE_CAMPAIGN, &text, NULL),

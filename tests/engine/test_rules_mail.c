@@ -46,7 +46,7 @@ static const char *const players[][3] = {
 /* The fixture's two players; with `savoy`, a third: Savoy, a province
  * next to Dijon, its army there (1 "Cv(O) general" at 25, 2 "Cv(O)" ...),
  * Burgundy's tributary. */
-static int open_engine(void **state, bool savoy)
+static int open_engine(void **state, bool savoy, bool tributary)
 {
 	struct test_engine *f = xcalloc(1, sizeof *f);
 	struct campaign *c = fixture_campaign();
@@ -92,7 +92,7 @@ static int open_engine(void **state, bool savoy)
 			s->field.count[i] = types[i].count;
 		c->provinces[5].home_of = c->provinces[5].owner = 2;
 		s->location = 5;
-		s->overlord = 0;
+		s->overlord = tributary ? 0 : NO_INDEX;
 	}
 	const char *pw[] = {players[0][0], players[0][1], players[1][0], players[1][1],
 			    players[2][0], players[2][1], STORE_ORGANISER, ORGANISER_PW, NULL};
@@ -106,12 +106,18 @@ static int open_engine(void **state, bool savoy)
 
 static int setup(void **state)
 {
-	return open_engine(state, false);
+	return open_engine(state, false, false);
 }
 
 static int setup_savoy(void **state)
 {
-	return open_engine(state, true);
+	return open_engine(state, true, true);
+}
+
+/* Savoy a player of its own, bound to nobody. */
+static int setup_free_savoy(void **state)
+{
+	return open_engine(state, true, false);
 }
 
 static int teardown(void **state)
@@ -477,12 +483,146 @@ static void test_tributary_contingent_on_order(void **state)
 	free(text);
 }
 
+/* Burgundy withdraws its order with NO CONTINGENT FROM: Savoy is told at
+ * once, the order leaves Burgundy's current orders, and when France
+ * invades Dijon Savoy's ANSWER ALLIES NO holds again: nobody is called and
+ * no contingent goes. */
+static void test_tributary_order_withdrawn(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "CONTINGENT FROM savoy WITH 1 Cv(O) general, 4 Kn(O)\n"
+			"IF INVADED Dijon BATTLE\nNO MOVE\n", NOW - 3 * HOUR));
+	char *reply = orders(f, "burgundy", "NO CONTINGENT FROM savoy\n", NOW - 3 * HOUR);
+	assert_has(reply, "your standing CONTINGENT FROM savoy is withdrawn (a substitute FOR "
+			  "your overlord too): Savoy is told now and is no longer called for your "
+			  "battles; a call already made for a battle under way stands");
+	assert_has_not(reply, "\n  CONTINGENT FROM savoy");
+	assert_has(reply, "\n  IF INVADED Dijon BATTLE\n");
+	free(reply);
+	char *text = NULL;
+	assert_int_equal(mails(f, SAVOY, "Burgundy no longer orders you to provide a contingent",
+			       &text), 1);
+	assert_has(text, "Burgundy has withdrawn its order to provide a contingent\n"
+			 "(NO CONTINGENT FROM): you are no longer called for its battles");
+	free(text);
+	/* one who is not one's tributary: refused, nobody told */
+	reply = orders(f, "france", "NO CONTINGENT FROM burgundy\n", NOW - 3 * HOUR);
+	assert_has(reply, "Burgundy is not your tributary: NO CONTINGENT FROM withdraws an order "
+			  "to a tributary of yours");
+	assert_int_equal(mails(f, BURGUNDY, "France no longer orders you", NULL), 0);
+	free(reply);
+	free(orders(f, "france", "INVADE Dijon\n", NOW - 2 * HOUR));
+	free(orders(f, "savoy", "ANSWER ALLIES NO\nNO MOVE\n", NOW - 2 * HOUR));
+	start(f, NOW);
+	tick(f, NOW + 30 * 24 * HOUR);
+	assert_int_equal(mails(f, SAVOY, "Burgundy calls on you for a contingent", NULL), 0);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->contingent_count, 0);
+	assert_int_equal(c->players[2].field.count[1], 20);
+	campaign_free(c);
+	assert_int_equal(mails(f, BURGUNDY, "Battle at Dijon", &text), 1);
+	assert_has_not(text, "Savoy sends a contingent");
+	free(text);
+}
+
+/* ------------------------------------------ 2.2: allies before committing */
+
+/* France asks Savoy (bound to nobody) before invading Dijon: Savoy is
+ * mailed at once with the deadline, promises troops, France is mailed the
+ * answer, goes on with INVADE, and the promised contingent is sent to the
+ * battle; Savoy is told France went on. */
+static void test_allies_solicited_then_invade(void **state)
+{
+	struct test_engine *f = *state;
+	char *reply = orders(f, "france", "ASK ALLIES savoy FOR INVADE Dijon\n", NOW - 3 * HOUR);
+	assert_has(reply, "\n  ASK ALLIES savoy FOR INVADE Dijon\n");
+	assert_has(reply, "the players named are mailed at once and have the decision deadline "
+			  "to answer CONTINGENT FOR france WITH ...");
+	assert_has(reply, "without an answer the attack is called off");
+	free(reply);
+	free(orders(f, "burgundy", "IF INVADED Dijon BATTLE\nNO MOVE\n", NOW - 3 * HOUR));
+	free(orders(f, "savoy", "NO MOVE\n", NOW - 3 * HOUR));
+	start(f, NOW);
+	char *text = NULL;
+	assert_int_equal(mails(f, SAVOY, "France asks you for a contingent", &text), 1);
+	assert_has(text, "France is thinking of invading Dijon and, before committing its army, "
+			 "asks you for a contingent");
+	assert_has(text, "  CONTINGENT FOR france WITH <n element>, ...");
+	assert_has(text, "Without an answer you send nothing.");
+	free(text);
+	/* nothing is decided yet: Burgundy has not been invaded */
+	assert_int_equal(mails(f, BURGUNDY, "Battle at Dijon", NULL), 0);
+	free(orders(f, "savoy", "CONTINGENT FOR france WITH 1 Cv(O) general, 4 Kn(O)\n",
+		    NOW + HOUR));
+	assert_int_equal(mails(f, FRANCE, "The answers to your call for allies", &text), 1);
+	assert_has(text, "  Savoy promises a contingent: 1 Cv(O) general, 4 Kn(O)\n");
+	assert_has(text, "  INVADE Dijon ");
+	assert_has(text, "Without an answer the attack is called off");
+	free(text);
+	reply = orders(f, "france", "INVADE Dijon\n", NOW + 2 * HOUR);
+	assert_has_not(reply, "too late");
+	free(reply);
+	assert_int_equal(mails(f, SAVOY, "France goes on", &text), 1);
+	assert_has(text, "France goes on: INVADE Dijon");
+	free(text);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->contingent_count, 1);
+	assert_int_equal(c->contingents[0].owner, 2);
+	assert_int_equal(c->contingents[0].with_player, 1);
+	assert_int_equal(c->players[2].movement_option, OPTION_ALLY);
+	campaign_free(c);
+	assert_int_equal(mails(f, FRANCE, "Battle at Dijon", &text), 1);
+	assert_has(text, "Savoy sends a contingent of 73 AP to France.");
+	free(text);
+}
+
+/* France asks, Savoy stays silent: at the deadline France is told nobody
+ * promised anything; its CALL OFF uses no movement option: its turn goes
+ * on with a new deadline, and its NO MOVE then ends the turn. Savoy is
+ * told the attack was called off. */
+static void test_allies_solicited_then_call_off(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "ASK ALLIES savoy FOR INVADE Dijon\n", NOW - 3 * HOUR));
+	free(orders(f, "burgundy", "IF INVADED Dijon BATTLE\nNO MOVE\n", NOW - 3 * HOUR));
+	free(orders(f, "savoy", "NO MOVE\n", NOW - 3 * HOUR));
+	start(f, NOW);
+	assert_int_equal(mails(f, SAVOY, "France asks you for a contingent", NULL), 1);
+	tick(f, NOW + 30 * 24 * HOUR);
+	char *text = NULL;
+	assert_int_equal(mails(f, FRANCE, "The answers to your call for allies", &text), 1);
+	assert_has(text, "  Savoy did not answer: no contingent\n");
+	assert_has(text, "Nobody promised a contingent.");
+	free(text);
+	free(orders(f, "france", "CALL OFF\n", NOW + 30 * 24 * HOUR + HOUR));
+	assert_int_equal(mails(f, FRANCE, "Your attack on Dijon is called off", &text), 1);
+	assert_has(text, "you had not committed your army, so calling off uses no movement "
+			 "option (rules 2.2)");
+	assert_has(text, "Your turn goes on: send your movement option");
+	free(text);
+	assert_int_equal(mails(f, SAVOY, "France calls off its attack", &text), 1);
+	assert_has(text, "France has called off its attack on Dijon.");
+	free(text);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->players[1].movement_option, OPTION_NONE);
+	assert_int_equal(c->contingent_count, 0);
+	campaign_free(c);
+	assert_int_equal(mails(f, FRANCE, "The turn of France", NULL), 0);
+	/* the option is still his: his NO MOVE ends the turn */
+	free(orders(f, "france", "NO MOVE\n", NOW + 30 * 24 * HOUR + 2 * HOUR));
+	assert_int_equal(mails(f, FRANCE, "The turn of France", NULL), 1);
+	assert_int_equal(mails(f, BURGUNDY, "Battle at Dijon", NULL), 0);
+}
+
 int main(void)
 {
 #define T(f, s) cmocka_unit_test_setup_teardown(f, s, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_sequence_known_in_time, setup),
 		T(test_tributary_contingent_on_order, setup_savoy),
+		T(test_tributary_order_withdrawn, setup_savoy),
+		T(test_allies_solicited_then_invade, setup_free_savoy),
+		T(test_allies_solicited_then_call_off, setup_free_savoy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
