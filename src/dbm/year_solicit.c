@@ -188,8 +188,8 @@ static void committed(struct year_run *r, const json_t *pd)
 			   "{s:s, s:s, s:I}", "player", pkey(c, mover), "province", province,
 			   "deadline", (json_int_t)st->deadline);
 		json_t *d = year_deadline_data(r);
-		json_object_update_new(d, json_pack("{s:b, s:s}", "is_called_off", 1, "province",
-						    province));
+		json_object_update_new(d, json_pack("{s:b, s:b, s:s}", "is_called_off", 1, "is_news",
+						    1, "province", province));
 		year_mail(r, "decision", mover, false, d, "Your attack on %s is called off",
 			  province);
 	}
@@ -199,7 +199,8 @@ static void committed(struct year_run *r, const json_t *pd)
 		int a = find_player(c, json_string_value(v));
 		if (!active(c, a))
 			continue;
-		json_t *d = json_pack("{s:b, s:s, s:s, s:s, s:b, s:s}", "is_solicit_outcome", 1,
+		json_t *d = json_pack("{s:b, s:b, s:s, s:s, s:s, s:b, s:s}", "is_solicit_outcome", 1,
+				      "is_news", 1,
 				      "ally", pkey(c, mover), "ally_nation", pnation(c, mover),
 				      "province", province, "went_on", go_on, "order",
 				      line ? line : "");

@@ -549,6 +549,10 @@ static bool asks(const struct held *h)
 {
 	static const char *const kinds[] = {"your-turn", "decision", "battle-disputed", "battle",
 					    "recruitment", "vote", "reminder"};
+	/* news of a decision (an attack called off, an ally's choice) asks
+	 * nothing */
+	if (json_is_true(json_object_get(h->data, "is_news")))
+		return false;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (tpl_is(h, kinds[i]))
 			return true;
