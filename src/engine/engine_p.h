@@ -266,6 +266,11 @@ char *engine_stand_in_ended_reason(const struct store_stand_in *si, const struct
  * why not. Inside the mail's transaction. Returns 0, or -1 with *errstr. */
 int engine_stand_in_organiser_line(struct engine *e, const struct order *o, int64_t now,
 				   char **report, char **errstr);
+/* The nation of player is handed to a new player (replaced) or left:
+ * his stand-in, if one lasts, ends and is told (the player is not). What
+ * was done in *report (NULL if none lasted). Returns 0, or -1 with *errstr. */
+int engine_stand_in_end_nation_changes(struct engine *e, const struct campaign *c, int player,
+				       bool replaced, int64_t now, char **report, char **errstr);
 /* The stand-in's orders in the diary ("stand_in" event), once a year for
  * each stand-in, when the mail holds orders. Returns 0, or -1. */
 int engine_stand_in_diary(struct engine *e, const struct campaign *c, int player,

@@ -415,6 +415,13 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 			snprintf(why, sizeof why, "%s", rwhy.text);
 			break;
 		}
+		/* his stand-in stood in for the player who goes */
+		char *ended = NULL;
+		if (engine_stand_in_end_nation_changes(e, c, p, replace, now, &ended, errstr) != 0)
+			goto done;
+		if (ended)
+			strbuf_printf(&out, "%s\n", ended);
+		free(ended);
 		if (replace) {
 			char password[20];
 			engine_generate_password(password);

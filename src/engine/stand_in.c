@@ -127,6 +127,41 @@ done:
 
 #define STAND_IN_MAX_DAYS 366
 
+/* A player's STAND-IN mails an invitation to any address he names: at most
+ * this many a day (UTC days), so the campaign is no relay for his mail. The
+ * organiser's are not counted. The counters are rate counters ("rate:",
+ * keyed by the hour the day starts), pruned with the others. */
+#define STAND_IN_INVITES_PER_DAY 3
+
+static char *invite_counter_key(const struct player *pl, int64_t now)
+{
+	return xasprintf("rate:stand-in-invite:%s:%lld", pl->key,
+			 (long long)(now / 86400 * 24));
+}
+
+/* *count: the invitations player named today. */
+static int invites_today(struct engine *e, const struct player *pl, int64_t now, int *count,
+			 char **errstr)
+{
+	char *key = invite_counter_key(pl, now), *v = NULL;
+	int rc = store_kv_get(e->store, key, &v, errstr) == STORE_OK ? 0 : -1;
+	*count = v ? atoi(v) : 0;
+	free(v);
+	free(key);
+	return rc;
+}
+
+static int invite_counted(struct engine *e, const struct player *pl, int64_t now, int count,
+			  char **errstr)
+{
+	char *key = invite_counter_key(pl, now);
+	char buf[16];
+	snprintf(buf, sizeof buf, "%d", count + 1);
+	int rc = store_kv_set(e->store, key, buf, errstr) == STORE_OK ? 0 : -1;
+	free(key);
+	return rc;
+}
+
 /* Names a stand-in for player until the end of day y-m-d (the campaign's
  * time zone). A refusal (nothing done) in *refusal; else *understood says
  * what was done. Returns 0, or -1 with *errstr. */
@@ -177,6 +212,19 @@ static int name_one(struct engine *e, const struct campaign *c, int player, cons
 				     day, STAND_IN_MAX_DAYS);
 		return 0;
 	}
+	bool by_player = strcmp(named_by, "organiser") != 0;
+	int invites = 0;
+	if (by_player && invites_today(e, pl, now, &invites, errstr) != 0)
+		return -1;
+	if (by_player && invites >= STAND_IN_INVITES_PER_DAY) {
+		char next[64];
+		timefmt_local(now / 86400 * 86400 + 86400, c->timezone, next, sizeof next);
+		*refusal = xasprintf("%s has named %d stand-ins today, the most a day (each one "
+				     "mails an invitation to the address named); another can be "
+				     "named from %s",
+				     nation_of(pl), invites, next);
+		return 0;
+	}
 	/* one who stood in before is told he no longer does */
 	struct store_stand_in old;
 	bool found = false, ended = false;
@@ -205,6 +253,8 @@ static int name_one(struct engine *e, const struct campaign *c, int player, cons
 	json_object_del(data, "password");
 	json_decref(data);
 	free(subject);
+	if (rc == 0 && by_player)
+		rc = invite_counted(e, pl, now, invites, errstr);
 	if (rc != 0)
 		goto done;
 	char *who = engine_stand_in_who(&si);
@@ -438,6 +488,28 @@ done:
 		free(due[i]);
 	free(due);
 	campaign_free(c);
+	return rc;
+}
+
+int engine_stand_in_end_nation_changes(struct engine *e, const struct campaign *c, int player,
+				       bool replaced, int64_t now, char **report, char **errstr)
+{
+	bool ended = false;
+	struct store_stand_in old = {0};
+	const struct player *pl = &c->players[player];
+	char *why = replaced ? xasprintf("the organiser handed %s to a new player", nation_of(pl))
+			     : xasprintf("%s has left the campaign", nation_of(pl));
+	*report = NULL;
+	int rc = end_one(e, c, player, why, false, true, now, &ended, &old, errstr);
+	free(why);
+	if (rc == 0 && ended) {
+		char *who = engine_stand_in_who(&old);
+		*report = xasprintf("%s no longer stands in for %s: his password no longer "
+				    "works (he was told)",
+				    who, nation_of(pl));
+		free(who);
+	}
+	store_stand_in_free(&old);
 	return rc;
 }
 

@@ -354,7 +354,8 @@ int store_snapshot_add(struct store *s, const struct store_snapshot *snap, int64
  * (compared folded, as name_equal does). STORE_NOTFOUND if there is none. */
 int store_snapshot_latest(struct store *s, const char *step, struct store_snapshot *out,
 			  char **errstr);
-/* Forgets everything after the snapshot: events with a higher row id,
+/* Forgets everything after the snapshot: events with a higher row id
+ * (but for the "stand_in" ones: who gave a player's orders stays true),
  * queued (unsent) outbox mail with a higher id, and this snapshot and the
  * later ones. The caller restores the campaign and year state itself.
  * *dropped_mail (if not NULL) counts the queued mails dropped. */

@@ -181,7 +181,10 @@ int store_snapshot_rewind(struct store *s, const struct store_snapshot *snap,
 	int changes = 0;
 	int status = store_write_begin(s, errstr);
 	if (status == STORE_OK)
-		status = store_run(s, errstr, NULL, "DELETE FROM events WHERE id > ?", "I",
+		/* who held the pen (a stand-in's orders, stand_in.c) is a fact
+		 * of the mail received, not of the step taken back: kept */
+		status = store_run(s, errstr, NULL,
+				   "DELETE FROM events WHERE id > ? AND kind <> 'stand_in'", "I",
 				   snap->last_event);
 	if (status == STORE_OK)
 		status = store_run(s, errstr, &changes,
