@@ -504,8 +504,8 @@ int engine_stand_in_end_nation_changes(struct engine *e, const struct campaign *
 	free(why);
 	if (rc == 0 && ended) {
 		char *who = engine_stand_in_who(&old);
-		*report = xasprintf("%s no longer stands in for %s: his password no longer "
-				    "works (he was told)",
+		*report = xasprintf("%s no longer stands in for %s: their password no longer "
+				    "works (they were told)",
 				    who, nation_of(pl));
 		free(who);
 	}
