@@ -67,7 +67,9 @@ int guard_reject_allowed(struct engine *e, const char *to_addr, const struct mai
 	*allowed = false;
 	char *to = lower_copy(to_addr, 254), *from = lower_copy(info->from_addr, 254);
 	char *domain = msgid_domain(info->message_id);
-	long long hour = (long long)(now / 3600), day = (long long)(now / 86400);
+	/* the day's counter is named by the hour the day begins, like the
+	 * others, so pruning old counters (by hour) keeps it all day */
+	long long hour = (long long)(now / 3600), day = (long long)(now / 86400) * 24;
 	char *origin_key = xasprintf("rate:reject:%s:%s:%s:%lld", to, from, domain, hour);
 	char *total_key = xasprintf("rate:reject-total:%s:%lld", to, hour);
 	char *daily_key = xasprintf("rate:reject-daily:%s:%lld", to, day);

@@ -138,6 +138,12 @@ static void test_forger_cannot_use_up_the_players_answers(void **state)
 	assert_int_equal(queued_to(f, PLAYER_ADDR, NULL), 7); /* the day's own answer */
 	send_at(f, NOW, PLAYER_ADDR, "h2@evil.example", "orders", "STATUS\n", NULL);
 	assert_int_equal(queued_to(f, PLAYER_ADDR, NULL), 7);
+	/* the daily answer stays used up when old counters are cleared
+	 * (the daemon prunes them every cycle) */
+	size_t pruned = 0;
+	assert_int_equal(engine_prune(f->engine, NOW + 60, &pruned, NULL), 0);
+	send_at(f, NOW + 60, PLAYER_ADDR, "h3@evil.example", "orders", "STATUS\n", NULL);
+	assert_int_equal(queued_to(f, PLAYER_ADDR, NULL), 7);
 	/* an hour later the player's own mistake is answered at once */
 	struct engine_outcome out;
 	assert_int_equal(send_at(f, NOW + 3600, "Philippe <" PLAYER_ADDR ">", "p1@example.org",
