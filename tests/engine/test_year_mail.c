@@ -55,11 +55,15 @@ static void add_province(struct campaign *c, const char *name, int linked_to, in
 /* The fixture (Dijon 0, Paris 1, Flanders 2, Calais 3, Jersey 4) with France
  * holding Calais, and a road on from Calais: Picardy 5, Artois 6, Hainaut 7,
  * Namur 8 (France holds the last two when `far`). */
+static int burgundy_at = 0; /* where Burgundy's field army stands at the start */
+
 static int setup_map(void **state, bool far, const int *reminders)
 {
 	struct test_engine *f = xcalloc(1, sizeof *f);
 	struct campaign *c = fixture_campaign();
 	c->provinces[3].owner = 1;
+	c->players[0].location = burgundy_at;
+	burgundy_at = 0;
 	add_province(c, "Picardy", 3, NO_INDEX);
 	add_province(c, "Artois", 5, NO_INDEX);
 	add_province(c, "Hainaut", 6, far ? 1 : NO_INDEX);
@@ -84,6 +88,13 @@ static int setup(void **state)
 
 static int setup_far(void **state)
 {
+	return setup_map(state, true, NULL);
+}
+
+/* The far map with Burgundy's field army in Artois, 3 stages from Paris. */
+static int setup_apart(void **state)
+{
+	burgundy_at = 6;
 	return setup_map(state, true, NULL);
 }
 
@@ -924,6 +935,43 @@ static void test_standing_order_cost(void **state)
 	free(reply);
 }
 
+/* Club finding 1: a CONTINGENT FOR whose contingent cannot reach the army
+ * it is for (Burgundy's in Artois, 3 stages from France's in Paris, and a
+ * contingent moves at most 2) is not acknowledged as fine: the ack says it
+ * cannot reach, why (the rules' own check, as when it is sent), and what
+ * happens instead, in the lines of the mail and in the orders that stand. */
+static void test_contingent_that_cannot_reach(void **state)
+{
+	struct test_engine *f = *state;
+	char *reply = orders(f, "france", "CONTINGENT FOR burgundy WITH 1 Cv(O) general, "
+			     "2 Kn(F)\n", NOW);
+	static const char why[] =
+		"-> cannot reach the field army of Burgundy in Artois from Paris, where your army "
+		"stands now: contingents cannot forced march: a move of 3 stages exceeds their "
+		"limit of 2 (rules 2.3)\n";
+	static const char instead[] =
+		"-> so if Burgundy calls on you while the armies stand so, no contingent of yours "
+		"goes: Burgundy fights without it (the order stays for a later call)\n";
+	const char *first = strstr(reply, why);
+	assert_non_null(first);
+	assert_non_null(strstr(first + 1, why)); /* the line, then the order that stands */
+	assert_has(reply, instead);
+	assert_has(reply, "-> contingent of 43 AP (at most 80) with 1 general\n");
+	free(reply);
+}
+
+/* The same order where Burgundy's army is one stage away: no such warning. */
+static void test_contingent_that_can_reach(void **state)
+{
+	struct test_engine *f = *state;
+	char *reply = orders(f, "france", "CONTINGENT FOR burgundy WITH 1 Cv(O) general, "
+			     "2 Kn(F)\n", NOW);
+	assert_has(reply, "-> contingent of 43 AP (at most 80) with 1 general\n");
+	assert_has_not(reply, "cannot reach");
+	assert_has_not(reply, "no contingent of yours goes");
+	free(reply);
+}
+
 int main(void)
 {
 #define T(f, s) cmocka_unit_test_setup_teardown(f, s, teardown)
@@ -945,6 +993,8 @@ int main(void)
 		T(test_standing_order_cost, setup_far),
 		T(test_retreat_with_only_the_forbidden_province, setup),
 		T(test_undo_and_the_diary, setup),
+		T(test_contingent_that_cannot_reach, setup_apart),
+		T(test_contingent_that_can_reach, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
