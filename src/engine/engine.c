@@ -386,6 +386,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		json_object_set(data, "lines", json_object_get(before, "lines"));
 		json_decref(before);
 	}
+	if (carried)
+		engine_ack_moves_done(data, set);
 	json_t *lines = json_object_get(data, "lines");
 	for (size_t i = 0; recruited && i < set->count && i < json_array_size(lines); i++) {
 		const struct order *o = &set->orders[i];

@@ -59,6 +59,10 @@ json_t *engine_ack_json(const struct order_set *set, const struct order_set *cur
 /* The movement orders taken out of `merged` (a turn carried them out: kept
  * in the store, no current order); *text made again from what is left. */
 void engine_drop_movement(struct order_set *merged, const struct campaign *c, char **text);
+/* In the acknowledgement `ack` of `set`, the lines of the movement orders
+ * the mail's own turn carried out point to what came of them (the year's
+ * mail on the turn) instead of the cost foreseen. */
+void engine_ack_moves_done(json_t *ack, const struct order_set *set);
 /* NO MOVE in the recruitment phase (recruit nothing) is not kept as a
  * movement order: it leaves the current orders a reply shows. */
 void engine_drop_no_move(struct order_set *merged);

@@ -560,7 +560,15 @@ static void test_order_carried_out_by_its_own_mail(void **state)
 	struct campaign *c = campaign(f);
 	assert_int_equal(c->players[0].location, 2); /* carried out: in Flanders */
 	campaign_free(c);
-	assert_has(reply, "  3: INVADE Flanders VIA Paris\n        -> 2 stages: normal move");
+	/* club finding 2: the line says it was carried out and where to read
+	 * what came of it, not the plan's cost foreseen */
+	assert_has(reply, "  3: INVADE Flanders VIA Paris\n        -> carried out with your mail: "
+			  "what came of it (the way, storms, forced passage, supply, what it "
+			  "cost) is in the year's mail on your turn\n");
+	assert_has_not(reply, "normal move");
+	char *turn = NULL;
+	assert_int_equal(mails(f, BURGUNDY, "The turn of Burgundy", &turn), 1);
+	free(turn);
 	const char *current = strstr(reply, "Your current orders");
 	assert_non_null(current);
 	assert_has(current, "  IN STORM HALT\n");
