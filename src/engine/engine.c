@@ -277,6 +277,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	orders_set_init(&pending);
 	orders_set_init(&merged);
 	json_t *data = NULL;
+	bool *unused = NULL; /* the lines of a refused report not used */
 	struct engine_maps maps = {0};
 	struct campaign *after = NULL;
 	struct order_set standing;
@@ -320,7 +321,11 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (engine_year_after_orders(e, player, set, p->now, &year_note, &refused, errstr) != 0)
 		goto done;
 	/* a battle report refused is no line understood: each of its lines
-	 * is one in error (the reason is in the year's note) */
+	 * is one in error (the reason is in the year's note); refused for
+	 * lines in error, the others are only not used (one count: the lines
+	 * in error, as the note says) */
+	size_t in_error = set->errors;
+	unused = in_error && refused ? xcalloc(set->count + 1, sizeof *unused) : NULL;
 	for (size_t i = 0; refused && i < set->count; i++) {
 		struct order *o = &set->orders[i];
 		if (o->status != ORDER_OK || o->kind < ORDER_BATTLE_AT ||
@@ -328,8 +333,13 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 			continue;
 		o->status = ORDER_ERROR;
 		free(o->error);
-		o->error = xstrdup("not used: the battle result was refused (why: see above)");
-		set->errors++;
+		o->error = xstrdup(unused ? "the battle report was refused for its line in error "
+					    "(see above)"
+					  : "not used: the battle result was refused (why: see above)");
+		if (unused)
+			unused[i] = true;
+		else
+			set->errors++;
 	}
 	/* the reply speaks of things as this mail left them: the army where
 	 * it stands now, no movement order its own turn carried out */
@@ -388,6 +398,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	}
 	if (carried)
 		engine_ack_moves_done(data, set);
+	engine_ack_not_used(data, set, unused);
 	json_t *lines = json_object_get(data, "lines");
 	for (size_t i = 0; recruited && i < set->count && i < json_array_size(lines); i++) {
 		const struct order *o = &set->orders[i];
@@ -517,6 +528,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		goto done;
 	rc = 0;
 done:
+	free(unused);
 	free(stand_in_note);
 	engine_maps_free(&maps);
 	campaign_free(after);

@@ -88,6 +88,18 @@ void engine_ack_moves_done(json_t *ack, const struct order_set *set)
 	}
 }
 
+void engine_ack_not_used(json_t *ack, const struct order_set *set, const bool *unused)
+{
+	json_t *lines = json_object_get(ack, "lines");
+	for (size_t i = 0; unused && i < set->count && i < json_array_size(lines); i++) {
+		if (!unused[i])
+			continue;
+		json_t *line = json_array_get(lines, i);
+		json_object_set_new(line, "is_error", json_false());
+		json_object_set_new(line, "not_used", json_true());
+	}
+}
+
 void engine_drop_no_move(struct order_set *merged)
 {
 	size_t w = 0;

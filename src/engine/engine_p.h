@@ -63,6 +63,10 @@ void engine_drop_movement(struct order_set *merged, const struct campaign *c, ch
  * the mail's own turn carried out point to what came of them (the year's
  * mail on the turn) instead of the cost foreseen. */
 void engine_ack_moves_done(json_t *ack, const struct order_set *set);
+/* In the acknowledgement `ack` of `set`, the lines `unused` marks (a
+ * battle report refused for another line in error; NULL: none) are shown
+ * as not used, not as lines in error. */
+void engine_ack_not_used(json_t *ack, const struct order_set *set, const bool *unused);
 /* NO MOVE in the recruitment phase (recruit nothing) is not kept as a
  * movement order: it leaves the current orders a reply shows. */
 void engine_drop_no_move(struct order_set *merged);

@@ -629,6 +629,30 @@ static void test_costs_after_the_mail(void **state)
 	free(reply);
 }
 
+/* Club finding 3: a report refused for one line in error counts that one
+ * line, in the ack and in the year's note alike; the other lines of the
+ * report are shown as not used, not as lines in error. */
+static void test_report_with_one_line_in_error(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "INVADE Paris\n", NOW - HOUR));
+	free(orders(f, "france", "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "burgundy",
+		    "IN STORM HALT\nBATTLE AT Paris\nWINNER france\nDESTROYED burgundy 4 Kn(S)\n"
+		    "FLED burgundy 2 Mounted archers\n", NOW + HOUR));
+	char *text = last_ack(f, BURGUNDY);
+	assert_has(text, "your mail has 1 line in error, so the report is not recorded");
+	assert_has(text, "1 line of your mail could not be accepted: see below.");
+	assert_has(text, "  3: BATTLE AT Paris\n        NOT USED: the battle report was refused "
+			 "for its line in error (see above)\n");
+	assert_has(text, "  5: DESTROYED burgundy 4 Kn(S)\n        NOT USED:");
+	assert_has(text, "  6: FLED burgundy 2 Mounted archers\n        ERROR: ");
+	assert_has(text, "Errors: 1\n");
+	assert_has_not(text, "lines of your mail could not be accepted");
+	free(text);
+}
+
 /* Club finding 4: France, asked for passage and supply, answers only the
  * passage: the turn report says what France decided, and the supply it did
  * not answer as the default, not as its answer. */
@@ -990,6 +1014,7 @@ int main(void)
 		T(test_order_for_a_turn_that_is_over, setup),
 		T(test_order_carried_out_by_its_own_mail, setup),
 		T(test_refused_report_is_an_error, setup),
+		T(test_report_with_one_line_in_error, setup),
 		T(test_costs_after_the_mail, setup),
 		T(test_permission_answer_as_given, setup),
 		T(test_recruitment_order_out_of_its_phase, setup),
