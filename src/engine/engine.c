@@ -167,9 +167,20 @@ struct process {
 	const struct store_stand_in *stand_in;
 };
 
+/* An order a Subject of everyday words may hold ("help please", "preview
+ * please", "status?"): a bare keyword, no secret. */
+static bool everyday_word(const struct order *o)
+{
+	return !o->secret && (o->kind == ORDER_NONE || o->kind == ORDER_HELP ||
+			      o->kind == ORDER_STATUS || o->kind == ORDER_MAP ||
+			      o->kind == ORDER_ORG_PREVIEW);
+}
+
 /* Whether the Subject held orders, and whether it may be repeated (then
- * p->subject is a copy, words shaped like a generated password masked). */
-static void subject_check(struct process *p)
+ * p->subject is a copy, words shaped like a generated password masked).
+ * A Subject of everyday words above a body with orders (`body`) is a
+ * phrase, not orders left unapplied. */
+static void subject_check(struct process *p, const struct order_set *body)
 {
 	const char *subject = p->info->subject;
 	free(p->subject);
@@ -182,6 +193,14 @@ static void subject_check(struct process *p)
 	for (size_t i = 0; i < set.count; i++)
 		if (set.orders[i].kind != ORDER_NONE || set.orders[i].secret)
 			orders = true;
+	bool phrase = set.password == NULL && !set.organiser;
+	for (size_t i = 0; i < set.count; i++)
+		phrase = phrase && everyday_word(&set.orders[i]);
+	bool body_orders = false;
+	for (size_t i = 0; i < body->count; i++)
+		body_orders = body_orders || body->orders[i].kind != ORDER_NONE;
+	if (phrase && body_orders)
+		orders = false;
 	secrets_note(p->e, &set);
 	orders_set_free(&set);
 	char *copy = xstrdup(subject);
@@ -815,7 +834,7 @@ static int apply_mail(struct process *p, char **errstr)
 	}
 
 	/* after the orders, so that every password of the mail is known */
-	subject_check(p);
+	subject_check(p, &set);
 	enum password_check pw = PASSWORD_WRONG;
 	int64_t until = 0;
 	if (set.organiser) {
