@@ -167,15 +167,6 @@ struct process {
 	const struct store_stand_in *stand_in;
 };
 
-/* An order a Subject of everyday words may hold ("help please", "preview
- * please", "status?"): a bare keyword, no secret. */
-static bool everyday_word(const struct order *o)
-{
-	return !o->secret && (o->kind == ORDER_NONE || o->kind == ORDER_HELP ||
-			      o->kind == ORDER_STATUS || o->kind == ORDER_MAP ||
-			      o->kind == ORDER_ORG_PREVIEW);
-}
-
 /* Whether the Subject held orders, and whether it may be repeated (then
  * p->subject is a copy, words shaped like a generated password masked).
  * A Subject of everyday words above a body with orders (`body`) is a
@@ -193,13 +184,7 @@ static void subject_check(struct process *p, const struct order_set *body)
 	for (size_t i = 0; i < set.count; i++)
 		if (set.orders[i].kind != ORDER_NONE || set.orders[i].secret)
 			orders = true;
-	bool phrase = set.password == NULL && !set.organiser;
-	for (size_t i = 0; i < set.count; i++)
-		phrase = phrase && everyday_word(&set.orders[i]);
-	bool body_orders = false;
-	for (size_t i = 0; i < body->count; i++)
-		body_orders = body_orders || body->orders[i].kind != ORDER_NONE;
-	if (phrase && body_orders)
+	if (engine_subject_is_phrase(&set, body))
 		orders = false;
 	secrets_note(p->e, &set);
 	orders_set_free(&set);

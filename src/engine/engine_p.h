@@ -78,6 +78,10 @@ void engine_drop_no_move(struct order_set *merged);
  * shaped like a generated password masked. Callers free. */
 char *engine_password_form(const char *typed);
 char *engine_masked_subject(const char *subject, const struct order_set *set);
+/* Whether a Subject (its orders as parsed: `subject`) is everyday words
+ * ("help please": bare HELP, STATUS, MAP, PREVIEW, no secret) above a body
+ * with orders (`body`): a phrase, not orders left unapplied. */
+bool engine_subject_is_phrase(const struct order_set *subject, const struct order_set *body);
 
 /* An undo to a snapshot taken before a player joined (engine_join.c): the
  * players added since are put into the snapshot's JSON as they stand now
