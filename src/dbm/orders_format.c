@@ -552,6 +552,38 @@ static void ally_invade_notes(const struct order *o, const struct campaign *c, i
 		     "is told)", orders_player_nation(c, owner));
 }
 
+/* CONTINGENT FOR: whether the contingent can reach the field army it is
+ * for from where the armies stand now, by the rules' own check
+ * (rules_contingent_check, as when it is sent: at most 2 stages, no forced
+ * march, passage); if not, why and what happens when that army calls. */
+static void contingent_reach_notes(const struct order *o, const struct campaign *c, int player,
+				   json_t *notes)
+{
+	const struct player *pl = &c->players[player];
+	int to = o->target;
+	if (to < 0 || (size_t)to >= c->player_count || to == player ||
+	    c->players[to].location == pl->location)
+		return;
+	int *troops = xcalloc(pl->list.count + 1, sizeof *troops);
+	for (size_t i = 0; i < o->item_count; i++)
+		if (o->items[i].type >= 0 && (size_t)o->items[i].type < pl->list.count)
+			troops[o->items[i].type] += o->items[i].count;
+	struct contingent_order co = {.owner = player, .to_player = to, .troops = troops,
+				      .on_storm = STORM_CONTINUE, .force_passage = true};
+	struct rules_reason why;
+	if (rules_contingent_check(c, &co, &why) != RULES_OK) {
+		const char *nation = orders_player_nation(c, to);
+		note(notes, "cannot reach the field army of %s in %s from %s, where your army "
+		     "stands now: %s (rules 2.3)", nation,
+		     orders_province_name(c, c->players[to].location),
+		     orders_province_name(c, pl->location), why.text);
+		note(notes, "so if %s calls on you while the armies stand so, no contingent of "
+		     "yours goes: %s fights without it (the order stays for a later call)",
+		     nation, nation);
+	}
+	free(troops);
+}
+
 /* CONTINGENT FROM (rules 3.2): what happens, said to the overlord. */
 static void contingent_from_notes(const struct order *o, const struct campaign *c, int player,
 				  json_t *notes)
@@ -621,6 +653,8 @@ static void cost_notes(const struct order *o, const struct campaign *c, int play
 		}
 		note(notes, "contingent of %s AP (at most 80) with %d general%s", half_ap_format(half_ap, b1),
 		     generals, generals == 1 ? "" : "s");
+		if (o->kind == ORDER_CONTINGENT_FOR)
+			contingent_reach_notes(o, c, player, notes);
 		if (o->kind == ORDER_SEND_CONTINGENT) {
 			move_notes(o, c, player, notes);
 			note(notes, "arrives this year on 1-4 on a die (5-6: too late for the battle)");

@@ -243,6 +243,11 @@ void year_call_allies(struct year_run *r, int attacker, int defender, int provin
 						"ally", pkey(c, side), "ally_nation",
 						pnation(c, side), "enemy_nation", pnation(c, enemy),
 						"province", prov_name(c, province)));
+		/* the tie that makes `a` an ally of `side` (ally_of: rules_allied) */
+		json_object_set_new(d, "relation",
+				    json_string(c->players[a].overlord == side ? "your overlord"
+						: c->players[side].overlord == a ? "your tributary"
+						: "your declared ally"));
 		if (orderer) {
 			struct tributary_call call = {a, find_player(c, orderer)};
 			char *troops = year_tributary_default_text(r, &call, side);

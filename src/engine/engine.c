@@ -168,8 +168,10 @@ struct process {
 };
 
 /* Whether the Subject held orders, and whether it may be repeated (then
- * p->subject is a copy, words shaped like a generated password masked). */
-static void subject_check(struct process *p)
+ * p->subject is a copy, words shaped like a generated password masked).
+ * A Subject of everyday words above a body with orders (`body`) is a
+ * phrase, not orders left unapplied. */
+static void subject_check(struct process *p, const struct order_set *body)
 {
 	const char *subject = p->info->subject;
 	free(p->subject);
@@ -182,6 +184,8 @@ static void subject_check(struct process *p)
 	for (size_t i = 0; i < set.count; i++)
 		if (set.orders[i].kind != ORDER_NONE || set.orders[i].secret)
 			orders = true;
+	if (engine_subject_is_phrase(&set, body))
+		orders = false;
 	secrets_note(p->e, &set);
 	orders_set_free(&set);
 	char *copy = xstrdup(subject);
@@ -277,6 +281,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	orders_set_init(&pending);
 	orders_set_init(&merged);
 	json_t *data = NULL;
+	bool *unused = NULL; /* the lines of a refused report not used */
 	struct engine_maps maps = {0};
 	struct campaign *after = NULL;
 	struct order_set standing;
@@ -320,7 +325,11 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (engine_year_after_orders(e, player, set, p->now, &year_note, &refused, errstr) != 0)
 		goto done;
 	/* a battle report refused is no line understood: each of its lines
-	 * is one in error (the reason is in the year's note) */
+	 * is one in error (the reason is in the year's note); refused for
+	 * lines in error, the others are only not used (one count: the lines
+	 * in error, as the note says) */
+	size_t in_error = set->errors;
+	unused = in_error && refused ? xcalloc(set->count + 1, sizeof *unused) : NULL;
 	for (size_t i = 0; refused && i < set->count; i++) {
 		struct order *o = &set->orders[i];
 		if (o->status != ORDER_OK || o->kind < ORDER_BATTLE_AT ||
@@ -328,8 +337,13 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 			continue;
 		o->status = ORDER_ERROR;
 		free(o->error);
-		o->error = xstrdup("not used: the battle result was refused (why: see above)");
-		set->errors++;
+		o->error = xstrdup(unused ? "the battle report was refused for its line in error "
+					    "(see above)"
+					  : "not used: the battle result was refused (why: see above)");
+		if (unused)
+			unused[i] = true;
+		else
+			set->errors++;
 	}
 	/* the reply speaks of things as this mail left them: the army where
 	 * it stands now, no movement order its own turn carried out */
@@ -386,6 +400,9 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		json_object_set(data, "lines", json_object_get(before, "lines"));
 		json_decref(before);
 	}
+	if (carried)
+		engine_ack_moves_done(data, set);
+	engine_ack_not_used(data, set, unused);
 	json_t *lines = json_object_get(data, "lines");
 	for (size_t i = 0; recruited && i < set->count && i < json_array_size(lines); i++) {
 		const struct order *o = &set->orders[i];
@@ -516,6 +533,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		goto done;
 	rc = 0;
 done:
+	free(unused);
 	free(stand_in_note);
 	engine_maps_free(&maps);
 	campaign_free(after);
@@ -802,7 +820,7 @@ static int apply_mail(struct process *p, char **errstr)
 	}
 
 	/* after the orders, so that every password of the mail is known */
-	subject_check(p);
+	subject_check(p, &set);
 	enum password_check pw = PASSWORD_WRONG;
 	int64_t until = 0;
 	if (set.organiser) {

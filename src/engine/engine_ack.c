@@ -66,6 +66,40 @@ void engine_drop_movement(struct order_set *merged, const struct campaign *c, ch
 	*text = orders_format_pending(merged, c);
 }
 
+/* The lines of a movement order the mail's own turn carried out: the plan
+ * (stages, the cost foreseen) is past; what came of it (storms, forced
+ * passage, supply, the battle, or why it could not be done) is in the
+ * year's mail on the turn, so the line says that instead of the estimate. */
+void engine_ack_moves_done(json_t *ack, const struct order_set *set)
+{
+	json_t *lines = json_object_get(ack, "lines");
+	for (size_t i = 0; i < set->count && i < json_array_size(lines); i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || (o->kind != ORDER_INVADE && o->kind != ORDER_MOVE &&
+					      o->kind != ORDER_SEND_CONTINGENT))
+			continue;
+		json_t *line = json_array_get(lines, i);
+		json_object_set_new(line, "has_costs", json_true());
+		json_object_set_new(line, "costs",
+				    json_pack("[s]", "carried out with your mail: what came of it "
+						     "(the way, storms, forced passage, supply, "
+						     "what it cost) is in the year's mail on your "
+						     "turn"));
+	}
+}
+
+void engine_ack_not_used(json_t *ack, const struct order_set *set, const bool *unused)
+{
+	json_t *lines = json_object_get(ack, "lines");
+	for (size_t i = 0; unused && i < set->count && i < json_array_size(lines); i++) {
+		if (!unused[i])
+			continue;
+		json_t *line = json_array_get(lines, i);
+		json_object_set_new(line, "is_error", json_false());
+		json_object_set_new(line, "not_used", json_true());
+	}
+}
+
 void engine_drop_no_move(struct order_set *merged)
 {
 	size_t w = 0;

@@ -62,6 +62,14 @@ json_t *engine_ack_json(const struct order_set *set, const struct order_set *cur
 /* The movement orders taken out of `merged` (a turn carried them out: kept
  * in the store, no current order); *text made again from what is left. */
 void engine_drop_movement(struct order_set *merged, const struct campaign *c, char **text);
+/* In the acknowledgement `ack` of `set`, the lines of the movement orders
+ * the mail's own turn carried out point to what came of them (the year's
+ * mail on the turn) instead of the cost foreseen. */
+void engine_ack_moves_done(json_t *ack, const struct order_set *set);
+/* In the acknowledgement `ack` of `set`, the lines `unused` marks (a
+ * battle report refused for another line in error; NULL: none) are shown
+ * as not used, not as lines in error. */
+void engine_ack_not_used(json_t *ack, const struct order_set *set, const bool *unused);
 /* NO MOVE in the recruitment phase (recruit nothing) is not kept as a
  * movement order: it leaves the current orders a reply shows. */
 void engine_drop_no_move(struct order_set *merged);
@@ -73,6 +81,10 @@ void engine_drop_no_move(struct order_set *merged);
  * shaped like a generated password masked. Callers free. */
 char *engine_password_form(const char *typed);
 char *engine_masked_subject(const char *subject, const struct order_set *set);
+/* Whether a Subject (its orders as parsed: `subject`) is everyday words
+ * ("help please": bare HELP, STATUS, MAP, PREVIEW, no secret) above a body
+ * with orders (`body`): a phrase, not orders left unapplied. */
+bool engine_subject_is_phrase(const struct order_set *subject, const struct order_set *body);
 
 /* An undo to a snapshot taken before a player joined (engine_join.c): the
  * players added since are put into the snapshot's JSON as they stand now

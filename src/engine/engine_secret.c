@@ -120,3 +120,23 @@ void engine_generate_password(char out[ENGINE_PASSWORD_SIZE])
 	}
 	out[n] = '\0';
 }
+
+/* An order a Subject of everyday words may hold ("help please", "preview
+ * please", "status?"): a bare keyword, no secret. */
+static bool everyday_word(const struct order *o)
+{
+	return !o->secret && (o->kind == ORDER_NONE || o->kind == ORDER_HELP ||
+			      o->kind == ORDER_STATUS || o->kind == ORDER_MAP ||
+			      o->kind == ORDER_ORG_PREVIEW);
+}
+
+bool engine_subject_is_phrase(const struct order_set *subject, const struct order_set *body)
+{
+	bool phrase = subject->password == NULL && !subject->organiser;
+	for (size_t i = 0; i < subject->count; i++)
+		phrase = phrase && everyday_word(&subject->orders[i]);
+	bool body_orders = false;
+	for (size_t i = 0; i < body->count; i++)
+		body_orders = body_orders || body->orders[i].kind != ORDER_NONE;
+	return phrase && body_orders;
+}

@@ -563,6 +563,47 @@ static void test_subject_with_player_line(void **state)
 	free(subject);
 }
 
+/* Club finding 5: a Subject of everyday words ("help please") above a body
+ * with orders is a phrase: no warning that orders in it were not applied,
+ * and the reply keeps it (Re:). */
+static void test_subject_of_everyday_words(void **state)
+{
+	struct test_engine *f = *state;
+	struct engine_outcome out;
+	char *m = test_mail(&(struct test_mail){.from = "philippe@example.org",
+						.msgid = "help-please@example.org",
+						.date = TEST_DATE, .subject = "help please",
+						.body = "PLAYER burgundy " BURGUNDY_PW "\r\nHELP\r\n"});
+	assert_int_equal(process(f, 1, m, &out), ENGINE_ACCEPTED);
+	free(m);
+	assert_null(strstr(out.reply, "The Subject of a mail is not read"));
+	assert_null(strstr(out.reply, "orders in your Subject"));
+	assert_non_null(strstr(out.reply, "RESUBMISSION")); /* the HELP was answered */
+	engine_outcome_free(&out);
+	char *subject = outbox_subject(f);
+	assert_string_equal(subject, "[TestMarches] 1450 \u00b7 Re: help please");
+	free(subject);
+}
+
+/* The organiser's "preview please" keeps its Subject too. */
+static void test_subject_preview_please(void **state)
+{
+	struct test_engine *f = *state;
+	struct engine_outcome out;
+	char *m = test_mail(&(struct test_mail){.from = "organiser@example.org",
+						.msgid = "preview-please@example.org",
+						.date = TEST_DATE, .subject = "preview please",
+						.body = "ORGANISER " ORGANISER_PW "\r\nPREVIEW\r\n"});
+	process(f, 1, m, &out);
+	free(m);
+	assert_non_null(out.reply);
+	assert_null(strstr(out.reply, "orders in your Subject"));
+	engine_outcome_free(&out);
+	char *subject = outbox_subject(f);
+	assert_string_equal(subject, "[TestMarches] 1450 \u00b7 Re: preview please");
+	free(subject);
+}
+
 /* Reading stopped at Outlook's header block: the rejection says where. */
 static void test_rejection_says_where_reading_stopped(void **state)
 {
@@ -1021,6 +1062,8 @@ int main(void)
 		T(test_auto_replies_unanswered),
 		T(test_subject_with_player_line),
 		cmocka_unit_test(test_subject_tag_stays_first_in_replies),
+		T(test_subject_of_everyday_words),
+		T(test_subject_preview_please),
 		T(test_rejection_says_where_reading_stopped),
 		T(test_oversized_photo),
 		T(test_secret_leak_is_caught),

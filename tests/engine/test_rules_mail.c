@@ -614,6 +614,22 @@ static void test_allies_solicited_then_call_off(void **state)
 	assert_int_equal(mails(f, BURGUNDY, "Battle at Dijon", NULL), 0);
 }
 
+/* Club finding 1: the call on an ally names the tie (Savoy is Burgundy's
+ * tributary: Burgundy is its overlord), not "overlord or tributary". */
+static void test_call_names_the_tie(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "IF INVADED Dijon BATTLE\nNO MOVE\n", NOW - 3 * HOUR));
+	free(orders(f, "france", "INVADE Dijon\n", NOW - 2 * HOUR));
+	free(orders(f, "savoy", "NO MOVE\n", NOW - 2 * HOUR));
+	start(f, NOW);
+	char *text = NULL;
+	assert_int_equal(mails(f, SAVOY, "Burgundy calls on you for a contingent", &text), 1);
+	assert_has(text, "Burgundy, your overlord, is to fight France at Dijon and calls on you");
+	assert_has_not(text, "overlord or tributary");
+	free(text);
+}
+
 int main(void)
 {
 #define T(f, s) cmocka_unit_test_setup_teardown(f, s, teardown)
@@ -623,6 +639,7 @@ int main(void)
 		T(test_tributary_order_withdrawn, setup_savoy),
 		T(test_allies_solicited_then_invade, setup_free_savoy),
 		T(test_allies_solicited_then_call_off, setup_free_savoy),
+		T(test_call_names_the_tie, setup_savoy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,11 +56,15 @@ static void add_province(struct campaign *c, const char *name, int linked_to, in
 /* The fixture (Dijon 0, Paris 1, Flanders 2, Calais 3, Jersey 4) with France
  * holding Calais, and a road on from Calais: Picardy 5, Artois 6, Hainaut 7,
  * Namur 8 (France holds the last two when `far`). */
+static int burgundy_at = 0; /* where Burgundy's field army stands at the start */
+
 static int setup_map(void **state, bool far, const int *reminders)
 {
 	struct test_engine *f = xcalloc(1, sizeof *f);
 	struct campaign *c = fixture_campaign();
 	c->provinces[3].owner = 1;
+	c->players[0].location = burgundy_at;
+	burgundy_at = 0;
 	add_province(c, "Picardy", 3, NO_INDEX);
 	add_province(c, "Artois", 5, NO_INDEX);
 	add_province(c, "Hainaut", 6, far ? 1 : NO_INDEX);
@@ -85,6 +89,13 @@ static int setup(void **state)
 
 static int setup_far(void **state)
 {
+	return setup_map(state, true, NULL);
+}
+
+/* The far map with Burgundy's field army in Artois, 3 stages from Paris. */
+static int setup_apart(void **state)
+{
+	burgundy_at = 6;
 	return setup_map(state, true, NULL);
 }
 
@@ -409,7 +420,15 @@ static void test_order_carried_out_by_its_own_mail(void **state)
 	struct campaign *c = campaign(f);
 	assert_int_equal(c->players[0].location, 2); /* carried out: in Flanders */
 	campaign_free(c);
-	assert_has(reply, "  3: INVADE Flanders VIA Paris\n        -> 2 stages: normal move");
+	/* club finding 2: the line says it was carried out and where to read
+	 * what came of it, not the plan's cost foreseen */
+	assert_has(reply, "  3: INVADE Flanders VIA Paris\n        -> carried out with your mail: "
+			  "what came of it (the way, storms, forced passage, supply, what it "
+			  "cost) is in the year's mail on your turn\n");
+	assert_has_not(reply, "normal move");
+	char *turn = NULL;
+	assert_int_equal(mails(f, BURGUNDY, "The turn of Burgundy", &turn), 1);
+	free(turn);
 	const char *current = strstr(reply, "Your current orders");
 	assert_non_null(current);
 	assert_has(current, "  IN STORM HALT\n");
@@ -468,6 +487,30 @@ static void test_costs_after_the_mail(void **state)
 	assert_has(reply, "-> at most 1 stage from Paris (where your army stands now)");
 	assert_has_not(reply, "from Calais (where your army stands now)");
 	free(reply);
+}
+
+/* Club finding 3: a report refused for one line in error counts that one
+ * line, in the ack and in the year's note alike; the other lines of the
+ * report are shown as not used, not as lines in error. */
+static void test_report_with_one_line_in_error(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "INVADE Paris\n", NOW - HOUR));
+	free(orders(f, "france", "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "burgundy",
+		    "IN STORM HALT\nBATTLE AT Paris\nWINNER france\nDESTROYED burgundy 4 Kn(S)\n"
+		    "FLED burgundy 2 Mounted archers\n", NOW + HOUR));
+	char *text = last_ack(f, BURGUNDY);
+	assert_has(text, "your mail has 1 line in error, so the report is not recorded");
+	assert_has(text, "1 line of your mail could not be accepted: see below.");
+	assert_has(text, "  3: BATTLE AT Paris\n        NOT USED: the battle report was refused "
+			 "for its line in error (see above)\n");
+	assert_has(text, "  5: DESTROYED burgundy 4 Kn(S)\n        NOT USED:");
+	assert_has(text, "  6: FLED burgundy 2 Mounted archers\n        ERROR: ");
+	assert_has(text, "Errors: 1\n");
+	assert_has_not(text, "lines of your mail could not be accepted");
+	free(text);
 }
 
 /* Club finding 4: France, asked for passage and supply, answers only the
@@ -917,6 +960,43 @@ static void test_standing_order_cost(void **state)
 	free(reply);
 }
 
+/* Club finding 1: a CONTINGENT FOR whose contingent cannot reach the army
+ * it is for (Burgundy's in Artois, 3 stages from France's in Paris, and a
+ * contingent moves at most 2) is not acknowledged as fine: the ack says it
+ * cannot reach, why (the rules' own check, as when it is sent), and what
+ * happens instead, in the lines of the mail and in the orders that stand. */
+static void test_contingent_that_cannot_reach(void **state)
+{
+	struct test_engine *f = *state;
+	char *reply = orders(f, "france", "CONTINGENT FOR burgundy WITH 1 Cv(O) general, "
+			     "2 Kn(F)\n", NOW);
+	static const char why[] =
+		"-> cannot reach the field army of Burgundy in Artois from Paris, where your army "
+		"stands now: contingents cannot forced march: a move of 3 stages exceeds their "
+		"limit of 2 (rules 2.3)\n";
+	static const char instead[] =
+		"-> so if Burgundy calls on you while the armies stand so, no contingent of yours "
+		"goes: Burgundy fights without it (the order stays for a later call)\n";
+	const char *first = strstr(reply, why);
+	assert_non_null(first);
+	assert_non_null(strstr(first + 1, why)); /* the line, then the order that stands */
+	assert_has(reply, instead);
+	assert_has(reply, "-> contingent of 43 AP (at most 80) with 1 general\n");
+	free(reply);
+}
+
+/* The same order where Burgundy's army is one stage away: no such warning. */
+static void test_contingent_that_can_reach(void **state)
+{
+	struct test_engine *f = *state;
+	char *reply = orders(f, "france", "CONTINGENT FOR burgundy WITH 1 Cv(O) general, "
+			     "2 Kn(F)\n", NOW);
+	assert_has(reply, "-> contingent of 43 AP (at most 80) with 1 general\n");
+	assert_has_not(reply, "cannot reach");
+	assert_has_not(reply, "no contingent of yours goes");
+	free(reply);
+}
+
 int main(void)
 {
 #define T(f, s) cmocka_unit_test_setup_teardown(f, s, teardown)
@@ -928,6 +1008,7 @@ int main(void)
 		T(test_order_for_a_turn_that_is_over, setup),
 		T(test_order_carried_out_by_its_own_mail, setup),
 		T(test_refused_report_is_an_error, setup),
+		T(test_report_with_one_line_in_error, setup),
 		T(test_costs_after_the_mail, setup),
 		T(test_permission_answer_as_given, setup),
 		T(test_recruitment_order_out_of_its_phase, setup),
@@ -940,6 +1021,8 @@ int main(void)
 		T(test_retreat_with_only_the_forbidden_province, setup),
 		T(test_undo_and_the_diary, setup),
 		T(test_ack_leads_the_year_mail, setup),
+		T(test_contingent_that_cannot_reach, setup_apart),
+		T(test_contingent_that_can_reach, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
