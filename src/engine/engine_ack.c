@@ -79,12 +79,20 @@ void engine_ack_moves_done(json_t *ack, const struct order_set *set)
 					      o->kind != ORDER_SEND_CONTINGENT))
 			continue;
 		json_t *line = json_array_get(lines, i);
+		json_t *done = json_pack("[s]", "carried out with your mail: what came of it "
+						"(the way, storms, forced passage, supply, what it "
+						"cost) is in the year's mail on your turn");
+		/* what the move did besides, the recall of contingents,
+		 * stays said */
+		size_t k;
+		json_t *was;
+		json_array_foreach(json_object_get(line, "costs"), k, was) {
+			const char *t = json_string_value(was);
+			if (t && strstr(t, " recalled"))
+				json_array_append(done, was);
+		}
 		json_object_set_new(line, "has_costs", json_true());
-		json_object_set_new(line, "costs",
-				    json_pack("[s]", "carried out with your mail: what came of it "
-						     "(the way, storms, forced passage, supply, "
-						     "what it cost) is in the year's mail on your "
-						     "turn"));
+		json_object_set_new(line, "costs", done);
 	}
 }
 

@@ -562,7 +562,7 @@ static void test_move_ack_names_recalled_contingents(void **state)
 	text = text_to(w, PHILIPPE, NULL);
 	assert_in_order(text, (const char *const[]){
 		"2: MOVE Dijon",
-		"-> 2 stages: normal move, no cost",
+		"-> carried out with your mail",
 		"Errors: 0",
 		NULL});
 	assert_null(strstr(text, "recalled"));
@@ -577,7 +577,7 @@ static void test_move_ack_without_contingents(void **state)
 	char *text = text_to(w, CHARLES, NULL);
 	assert_in_order(text, (const char *const[]){
 		"2: INVADE Calais",
-		"-> 1 stage: normal move, no cost",
+		"-> carried out with your mail",
 		"Errors: 0",
 		NULL});
 	assert_null(strstr(text, "recalled"));
