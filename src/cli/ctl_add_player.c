@@ -135,11 +135,11 @@ const struct ctl_command ctl_cmd_add_player = {
 		 "[--nation NAME] [--name NAME]",
 	.summary = "a new player joins with neutral home provinces (plays from next year)",
 	.options = CTL_YEAR_HELP
-		   "      --email ADDR      the new player's address (his invitation goes there)\n"
-		   "      --provinces LIST  his home provinces, neutral ones, comma-separated\n"
-		   "      --army-list FILE  his national list in the campaign file's syntax\n"
+		   "      --email ADDR      the new player's address (the invitation goes there)\n"
+		   "      --provinces LIST  the home provinces, neutral ones, comma-separated\n"
+		   "      --army-list FILE  the national list in the campaign file's syntax\n"
 		   "                        (its [player KEY] section, or its only one)\n"
-		   "      --nation NAME     his nation (default: the list's nation, or KEY)\n"
-		   "      --name NAME       his name\n",
+		   "      --nation NAME     the nation (default: the list's nation, or KEY)\n"
+		   "      --name NAME       the player's name\n",
 	.run = run,
 };

@@ -41,6 +41,6 @@ const struct ctl_command ctl_cmd_invite = {
 	.usage = "invite -d DB [--player KEY]",
 	.summary = "mail every player (or one) a new password, the rules and the reference",
 	.options = CTL_YEAR_HELP
-		    "      --player KEY      that player only: a new password in a mail to him alone\n",
+		    "      --player KEY      that player only: a new password in a mail to that player alone\n",
 	.run = run,
 };

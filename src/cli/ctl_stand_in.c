@@ -67,7 +67,7 @@ const struct ctl_command ctl_cmd_stand_in = {
 		 "stand-in -d DB PLAYER --end",
 	.summary = "name a stand-in for a player until a date, or end it",
 	.options = CTL_YEAR_HELP
-		    "      --until DATE      the last day he stands in (2026-12-24,\n"
+		    "      --until DATE      the last day of standing in (2026-12-24,\n"
 		    "                        24 December 2026), in the campaign's time zone\n"
 		    "      --name NAME       the stand-in's name (the diary shows it)\n"
 		    "      --end             end the player's stand-in now\n",

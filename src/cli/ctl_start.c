@@ -63,7 +63,7 @@ const struct ctl_command ctl_cmd_start = {
 	.summary = "start the campaign: the first year, the sequence announced",
 	.options = CTL_YEAR_HELP
 		    "      --force           start although a player setting up by mail is not\n"
-		    "                        ready: he gets the default army and start\n"
+		    "                        ready: that player gets the default army and start\n"
 		    "      --seed HEX        the year's dice seed (64 hex digits; for tests)\n",
 	.run = run,
 };
