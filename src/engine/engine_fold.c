@@ -154,8 +154,8 @@ static char *reyear(const char *text, int year, int lead_year)
 }
 
 /* A part's "Corrected:" preface as it reads below another mail's text: the
- * first sentence names the part (as queue_merged words it). */
-static void preface_of_part(struct strbuf *pre, const char *p, const char *heading)
+ * first sentence names the part (for queue_merged and the fold alike). */
+void engine_part_preface(struct strbuf *pre, const char *p, const char *heading)
 {
 	static const char whole[] = "Corrected: this mail replaces the one sent on ";
 	static const char same[] = " under the same subject:";
@@ -215,7 +215,7 @@ static int queue_with(struct engine *e, const struct reply *lead, struct fold_ma
 			strbuf_puts(&token, slots);
 		const char *p = json_string_value(json_object_get(m->data, "correction_preface"));
 		if (p)
-			preface_of_part(&pre, p, heading);
+			engine_part_preface(&pre, p, heading);
 		free(heading);
 		if (!n_att && m->n_att) {
 			att = m->att;

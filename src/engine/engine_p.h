@@ -159,6 +159,10 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const struct camp
  * they are), `rank` choosing the lead among one person's. */
 void engine_fold_begin(struct engine *e, int64_t now);
 bool engine_fold_hold(struct engine *e, const struct reply *r, int rank);
+/* A part's "Corrected:" preface as it reads under another mail's text:
+ * "Corrected: \"HEADING\" below replaces the one sent on ..." (engine_fold.c). */
+struct strbuf;
+void engine_part_preface(struct strbuf *pre, const char *p, const char *heading);
 /* Queues the reply r (engine_queue_mail) with the mails held for its
  * recipient after its text, each under its subject, their places in the
  * year added to its Message-ID; a secret one goes alone. */

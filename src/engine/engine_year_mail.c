@@ -627,19 +627,10 @@ static int queue_merged(struct yctx *y, struct held **parts, size_t n)
 		if (preface[i]) {
 			/* the first says what this mail replaces; each other
 			 * one names its part */
-			static const char whole[] = "Corrected: this mail replaces the one sent on ";
-			static const char same[] = " under the same subject:";
-			char *p = preface[i];
-			char *same_at = strstr(p, same);
-			if (parts[i] != lead && strncmp(p, whole, strlen(whole)) == 0 && same_at) {
-				strbuf_printf(&pre, "Corrected: \"%s\" below replaces the one sent on "
-						    "%.*s:%s",
-					      heading[i],
-					      (int)(same_at - p - strlen(whole)), p + strlen(whole),
-					      same_at + strlen(same));
-			} else {
-				strbuf_puts(&pre, p);
-			}
+			if (parts[i] != lead)
+				engine_part_preface(&pre, preface[i], heading[i]);
+			else
+				strbuf_puts(&pre, preface[i]);
 		}
 		if (!html_part && parts[i]->html_template)
 			html_part = parts[i];
