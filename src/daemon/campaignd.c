@@ -713,6 +713,8 @@ static int run_forever(struct daemon *d, const char *config_path)
 	unsigned backoff = 0;
 	log_info("started (%s in, %s out)", mail_source_name(d->source), mail_sink_name(d->sink));
 	int wake_fd = hold_wake_file(d, -1);
+	int64_t last_mail_ms = -1; /* monotonic: when a round last processed mail */
+	bool looking = false;      /* in the quick look after a mail */
 	while (!stop_requested) {
 		if (reload_requested) {
 			reload_requested = 0;
@@ -735,8 +737,10 @@ static int run_forever(struct daemon *d, const char *config_path)
 			break;
 		/* Mail came in while this round worked through the last: look
 		 * again at once, not after the next IDLE. */
-		if (st == TRANSPORT_OK && processed > 0)
+		if (st == TRANSPORT_OK && processed > 0) {
+			last_mail_ms = mono_ms();
 			continue;
+		}
 		unsigned timeout_ms;
 		if (st == TRANSPORT_OK) {
 			backoff = 0;
@@ -752,8 +756,25 @@ static int run_forever(struct daemon *d, const char *config_path)
 		bool changed = false;
 		char *err = NULL;
 		if (st == TRANSPORT_OK) {
-			enum transport_status ws =
-				mail_source_wait(d->source, timeout_ms, wake_pipe[0], &changed, &err);
+			/* While mail flows, ask every interval rather than wait
+			 * for the server's news (campaignd.conf(5)). */
+			unsigned interval_ms = 0;
+			int64_t left = last_mail_ms < 0 ? 0
+					: last_mail_ms + d->cfg->quick_look_seconds * 1000LL - mono_ms();
+			if (left > 0) {
+				interval_ms = (unsigned)d->cfg->quick_look_interval_ms;
+				if ((uint64_t)left < timeout_ms)
+					timeout_ms = (unsigned)left;
+			}
+			if (interval_ms && !looking)
+				log_debug("quick look: mail came; asking every %u ms until %d s pass "
+					  "without mail", interval_ms, d->cfg->quick_look_seconds);
+			else if (!interval_ms && looking)
+				log_debug("quick look over: %d s without mail; waiting for the "
+					  "server's news again", d->cfg->quick_look_seconds);
+			looking = interval_ms != 0;
+			enum transport_status ws = mail_source_look(d->source, timeout_ms, interval_ms,
+								    wake_pipe[0], &changed, &err);
 			if (ws != TRANSPORT_OK) {
 				log_warn("waiting for mail: %s", err ? err : transport_status_name(ws));
 				struct timespec ts = {1, 0};

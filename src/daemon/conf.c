@@ -49,6 +49,8 @@ static const struct key_def keys[] = {
 	{"imap-ca-file", K_PATH, S(imap_ca_file), 0, 0, 0},
 	{"imap-insecure", K_BOOL, S(imap_insecure), 0, 0, 0},
 	{"poll-interval", K_INT, S(poll_seconds), 1, 86400, 0},
+	{"imap-quick-look", K_INT, S(quick_look_seconds), 0, 3600, 0},
+	{"imap-quick-look-interval", K_INT, S(quick_look_interval_ms), 50, 60000, 0},
 	{"sink", K_SINK, S(sink), 0, 0, 0},
 	{"outbox", K_PATH, S(outbox_dir), 0, 0, 0},
 	{"smtp-host", K_STRING, S(smtp_host), 0, 0, 0},
@@ -77,7 +79,8 @@ const char *const conf_keys[] = {
 	"log-level", "log-target", "source", "maildir", "processed-folder",
 	"quarantine-folder", "quarantine-after", "keep-mail-days", "imap-host",
 	"imap-port", "imap-tls", "imap-user", "imap-password", "imap-password-file",
-	"imap-password-command", "imap-auth", "imap-token-command", "imap-folder", "imap-ca-file", "imap-insecure", "poll-interval", "sink", "outbox",
+	"imap-password-command", "imap-auth", "imap-token-command", "imap-folder", "imap-ca-file", "imap-insecure", "poll-interval",
+	"imap-quick-look", "imap-quick-look-interval", "sink", "outbox",
 	"smtp-host", "smtp-port", "smtp-tls", "smtp-user", "smtp-password",
 	"smtp-password-file", "smtp-password-command", "smtp-auth", "smtp-token-command",
 	"token-lifetime", "smtp-insecure", "smtp-ca-file", "smtp-connections", "max-message-size", "max-mime-depth",
@@ -91,6 +94,8 @@ static void conf_defaults(struct conf *cfg)
 	cfg->imap_tls = TLS_IMPLICIT;
 	cfg->smtp_tls = TLS_STARTTLS;
 	cfg->poll_seconds = 60;
+	cfg->quick_look_seconds = 20;
+	cfg->quick_look_interval_ms = 250;
 	cfg->max_message_bytes = 1024 * 1024;
 	cfg->max_mime_depth = 50;
 	cfg->max_mime_parts = 1000;

@@ -49,6 +49,8 @@ struct conf {
 	int imap_tls_line;     /* where imap-tls was set (0: the default) */
 	bool imap_insecure;    /* accept an unverified certificate (loudly logged) */
 	int poll_seconds;      /* when IDLE is not offered, or for a Maildir */
+	int quick_look_seconds; /* NOOP instead of IDLE this long after a mail; 0: never */
+	int quick_look_interval_ms; /* ... one NOOP every so many ms */
 
 	enum conf_sink sink;
 	char *outbox_dir;      /* SINK_DIRECTORY / SINK_MAILDIR */

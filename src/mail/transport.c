@@ -218,10 +218,20 @@ enum transport_status mail_source_mark_processed_set(struct mail_source *src,
 enum transport_status mail_source_wait(struct mail_source *src, unsigned timeout_ms,
 				       int wake_fd, bool *changed, char **errstr)
 {
+	return mail_source_look(src, timeout_ms, 0, wake_fd, changed, errstr);
+}
+
+enum transport_status mail_source_look(struct mail_source *src, unsigned timeout_ms,
+				       unsigned interval_ms, int wake_fd, bool *changed,
+				       char **errstr)
+{
 	*changed = false;
 	enum transport_status st = source_ensure_open(src, errstr);
 	if (st != TRANSPORT_OK)
 		return st;
+	if (src->ops->look)
+		return src->ops->look(src->state, timeout_ms, interval_ms, wake_fd, changed,
+				      errstr);
 	return src->ops->wait(src->state, timeout_ms, wake_fd, changed, errstr);
 }
 

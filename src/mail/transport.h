@@ -128,8 +128,11 @@ struct mail_source_ops {
 	enum transport_status (*mark_processed_set)(void *state, uint32_t uidvalidity,
 						    const uint32_t *uids, size_t n,
 						    char **errstr);
+	/* one of wait and look; look is wait with a polling interval (0: none) */
 	enum transport_status (*wait)(void *state, unsigned timeout_ms, int wake_fd,
 				      bool *changed, char **errstr);
+	enum transport_status (*look)(void *state, unsigned timeout_ms, unsigned interval_ms,
+				      int wake_fd, bool *changed, char **errstr);
 	void (*close)(void *state);
 	void (*free)(void *state); /* frees state; close was already called */
 };
@@ -190,6 +193,16 @@ enum transport_status mail_source_quarantine(struct mail_source *src, uint32_t u
  * a short IDLE can miss nothing, but a server may push nothing either. */
 enum transport_status mail_source_wait(struct mail_source *src, unsigned timeout_ms,
 				       int wake_fd, bool *changed, char **errstr);
+
+/* The quick look: like mail_source_wait, but the server is asked every
+ * interval_ms instead of being waited on (IMAP: a NOOP every interval_ms,
+ * no IDLE), until it reports news or timeout_ms ran out. For the seconds
+ * after a mail, while more is likely: Dovecot sends the news of a new mail
+ * to an IDLE client half a second late, a NOOP sees it at once. Sources
+ * without it (Maildir) wait as mail_source_wait does. */
+enum transport_status mail_source_look(struct mail_source *src, unsigned timeout_ms,
+				       unsigned interval_ms, int wake_fd, bool *changed,
+				       char **errstr);
 
 /* Disconnects; the source may be opened again. */
 void mail_source_close(struct mail_source *src);

@@ -813,8 +813,39 @@ static int wait_readable(int fd, int wake_fd, int64_t ms)
 	return 1;
 }
 
-static enum transport_status imap_wait(void *state, unsigned timeout_ms, int wake_fd,
-				       bool *changed, char **errstr)
+/* Asks with a NOOP every interval ms until the server reports news, ms
+ * have passed, or wake_fd or a signal interrupted the wait: one NOOP after
+ * ms where the server has no IDLE, a quick look every interval while mail
+ * flows (Dovecot holds an IDLE notice back for half a second). */
+static enum transport_status noop_wait(struct imap_source *s, int64_t ms, int64_t interval,
+				       int wake_fd, bool *changed, char **errstr)
+{
+	int64_t start = monotonic_ms(), left = ms;
+	unsigned noops = 0;
+	for (;;) {
+		int w = wait_readable(-1, wake_fd, left < interval ? left : interval);
+		uint32_t exists = s->imap->imap_selection_info->sel_exists;
+		uint32_t recent = s->imap->imap_selection_info->sel_recent;
+		int r = mailimap_noop(s->imap);
+		noops++;
+		if (is_connection_error(r))
+			return lost(s, r, "NOOP", errstr);
+		*changed = w == 0 && (s->imap->imap_selection_info->sel_exists != exists ||
+				      s->imap->imap_selection_info->sel_recent != recent);
+		left = ms - (monotonic_ms() - start);
+		if (w < 0 || *changed || left <= 0)
+			break;
+	}
+	if (interval < ms)
+		transport_logf(&s->log, TRANSPORT_LOG_DEBUG,
+			       "imap %s:%u: quick look: %u NOOP in %lld ms, %s", s->host, s->port,
+			       noops, (long long)(monotonic_ms() - start),
+			       *changed ? "new mail" : "no news");
+	return TRANSPORT_OK;
+}
+
+static enum transport_status imap_look(void *state, unsigned timeout_ms, unsigned interval_ms,
+				       int wake_fd, bool *changed, char **errstr)
 {
 	struct imap_source *s = state;
 	*changed = false;
@@ -842,20 +873,15 @@ static enum transport_status imap_wait(void *state, unsigned timeout_ms, int wak
 		goto out;
 	}
 
-	if (!s->has_idle) {
-		/* No IDLE: sleep, then a NOOP lets the server report news and
-		 * shows whether the connection is still alive. */
-		int w = wait_readable(-1, wake_fd, ms);
-		uint32_t exists = s->imap->imap_selection_info->sel_exists;
-		int r = mailimap_noop(s->imap);
-		if (is_connection_error(r)) {
-			st = lost(s, r, "NOOP", errstr);
-			goto out;
-		}
-		*changed = w == 0 && s->imap->imap_selection_info->sel_exists != exists;
+	if (!s->has_idle || interval_ms) {
+		/* No IDLE, or a quick look: a NOOP lets the server report news
+		 * and shows whether the connection is still alive. */
+		st = noop_wait(s, ms, interval_ms ? interval_ms : ms, wake_fd, changed, errstr);
 		goto out;
 	}
 
+	transport_logf(&s->log, TRANSPORT_LOG_DEBUG, "imap %s:%u: IDLE for up to %lld ms", s->host,
+		       s->port, (long long)ms);
 	int r = mailimap_idle(s->imap);
 	if (r != MAILIMAP_NO_ERROR) {
 		/* libetpan 1.9.4 fails here when an untagged response (such as
@@ -933,7 +959,7 @@ static const struct mail_source_ops imap_source_ops = {
 	.mark_processed = imap_mark_processed,
 	.quarantine = imap_quarantine,
 	.mark_processed_set = imap_mark_processed_set,
-	.wait = imap_wait,
+	.look = imap_look,
 	.close = imap_close,
 	.free = imap_free,
 };

@@ -44,6 +44,8 @@ static void test_minimal_maildir(void **state)
 	assert_int_equal(c->sink, SINK_DIRECTORY);
 	assert_string_equal(c->log_level, "info");
 	assert_int_equal(c->poll_seconds, 60);
+	assert_int_equal(c->quick_look_seconds, 20);
+	assert_int_equal(c->quick_look_interval_ms, 250);
 	conf_free(c);
 	diag_free(&dl);
 }
@@ -57,9 +59,12 @@ static void test_imap_smtp(void **state)
 			       "source = imap\nimap-host = mail.example.org\nimap-user = campaign\n"
 			       "imap-password-file = secret\nimap-tls = starttls\n"
 			       "sink = smtp\nsmtp-host = mail.example.org\nsmtp-tls = implicit\n"
-			       "IMAP-INSECURE = yes\n",
+			       "IMAP-INSECURE = yes\n"
+			       "imap-quick-look = 0\nimap-quick-look-interval = 500\n",
 			       &dl);
 	assert_non_null(c);
+	assert_int_equal(c->quick_look_seconds, 0);
+	assert_int_equal(c->quick_look_interval_ms, 500);
 	assert_int_equal(c->imap_port, 143);
 	assert_int_equal(c->smtp_port, 465);
 	assert_int_equal(c->imap_tls, TLS_STARTTLS);
@@ -79,7 +84,8 @@ static void test_every_error_at_once(void **state)
 			       "imap-insecure = maybe\n" /* 3: bad bool */
 			       "just words\n"           /* 4: no = */
 			       "source = pigeon\n"      /* 5 */
-			       "log-level = loud\n",
+			       "log-level = loud\n"
+			       "imap-quick-look-interval = 10\n", /* 7: below 50 ms */
 			       &dl);
 	assert_null(c);
 	const struct diag *d = diag_find(&dl, "did you mean \"database\"");
@@ -90,6 +96,7 @@ static void test_every_error_at_once(void **state)
 	assert_int_equal(diag_find(&dl, "expected \"key = value\"")->line, 4);
 	assert_int_equal(diag_find(&dl, "source must be maildir or imap")->line, 5);
 	assert_non_null(diag_find(&dl, "log-level must be"));
+	assert_int_equal(diag_find(&dl, "imap-quick-look-interval must be")->line, 7);
 	assert_non_null(diag_find(&dl, "missing \"database\""));
 	assert_non_null(diag_find(&dl, "campaign-address"));
 	diag_free(&dl);
