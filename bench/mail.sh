@@ -2,7 +2,8 @@
 # Mail benchmarks of campaignd on the loopback mail stack (Dovecot +
 # Postfix). Prints figures; asserts nothing about time.
 #   latency  BENCH_LATENCY_MAILS (200) order mails appended one at a time
-#            while the daemon waits in IMAP IDLE: APPEND to acknowledgement
+#            while the daemon waits (IDLE, or NOOPs in its quick look after
+#            a mail, campaignd.conf(5)): APPEND to acknowledgement
 #            in the player's INBOX (so Postfix and LMTP delivery, ~35 ms,
 #            are included; Dovecot holds IDLE notifications ~0.5 s).
 #   backlog  BENCH_BACKLOG (10000; several sizes may be given, "2000 10000")
@@ -21,6 +22,9 @@
 #            the answers do: APPEND to acknowledgement, as for latency
 #            (after one mail of each player, whose password check is then
 #            remembered).
+#   BENCH_QUICK_LOOK: values of imap-quick-look (campaignd.conf(5)) to
+#            run latency and arrivals with, one run each ("0 20": off,
+#            then on); unset: the default.
 #   floor    BENCH_FLOOR (the first backlog size, 10000) mails of a reply's
 #            size pushed to the same Postfix alone, over one SMTP session
 #            and over BENCH_SMTP_CONNECTIONS (3, the daemon's default) at
@@ -90,13 +94,24 @@ perf_phases() {
 echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# latency and arrivals once per value of BENCH_QUICK_LOOK
+quick_look() {
+	sed -i '/^imap-quick-look /d' campaignd.conf
+	[ "$1" = - ] || echo "imap-quick-look = $1" >> campaignd.conf
+	[ "$1" = - ] || echo "(imap-quick-look = $1)"
+}
+qls=${BENCH_QUICK_LOOK:--}
+first_ql=${qls%% *}
 for part in $parts; do
+for ql in $qls; do
+case $part in latency | arrivals) ;; *) [ "$ql" = "$first_ql" ] || continue ;; esac
+quick_look "$ql"
 case $part in
 latency)
 	n=${BENCH_LATENCY_MAILS:-200}
 	start_daemon
 	sleep 1
-	echo "== latency: $n mails, one at a time, daemon in IDLE (load $(load))"
+	echo "== latency: $n mails, one at a time, the daemon waiting (load $(load))"
 	mt latency --first $next --count "$n" --delay 0.3 || fail "latency"
 	echo "(load at the end $(load))"
 	next=$((next + n))
@@ -272,5 +287,6 @@ rules)
 	exit 2
 	;;
 esac
+done
 done
 [ "$failures" = 0 ]
