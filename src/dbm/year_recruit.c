@@ -336,6 +336,74 @@ void year_begin_recruitment(struct year_run *r)
 	}
 }
 
+void year_late_recruitment_back(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	enum year_step step = r->st->step;
+	if (step != YEAR_TURN && step != YEAR_DECISION && step != YEAR_BATTLE &&
+	    step != YEAR_RECRUITMENT)
+		return; /* the vote: this year's recruitment is done */
+	int year = c->year;
+	bool open = step == YEAR_RECRUITMENT;
+	for (size_t p = 0; p < c->player_count; p++) {
+		if (!active(c, (int)p))
+			continue;
+		struct order_set late, moved, rest, now, merged;
+		year_load_orders_at(r, (int)p, year + 1, PHASE_CAMPAIGN, &late);
+		orders_set_init(&moved);
+		orders_set_init(&rest);
+		moved.player = rest.player = (int)p;
+		for (size_t i = 0; i < late.count; i++) {
+			const struct order *o = &late.orders[i];
+			bool recruit = o->status == ORDER_OK && year_is_recruitment(o->kind);
+			order_copy(orders_set_add(recruit ? &moved : &rest), o);
+		}
+		if (!moved.count) {
+			orders_set_free(&late);
+			orders_set_free(&moved);
+			orders_set_free(&rest);
+			continue;
+		}
+		json_t *sent = json_array();
+		for (size_t i = 0; i < moved.count; i++) {
+			char *line = orders_format_one(&moved.orders[i], c, (int)p);
+			if (line)
+				json_array_append_new(sent, json_string(line));
+			free(line);
+		}
+		/* they replace this year's recruitment as a whole, as a mail
+		 * sent now would; no longer kept for the next year's */
+		year_load_orders(r, (int)p, &now);
+		orders_merge(&now, &moved, &merged);
+		merged.player = (int)p;
+		char *text = orders_format_pending(&merged, c);
+		r->io->orders_save(r->io->ctx, (int)p, year, c->phase, text);
+		free(text);
+		text = orders_format_pending(&rest, c);
+		r->io->orders_save(r->io->ctx, (int)p, year + 1, PHASE_CAMPAIGN, text);
+		free(text);
+		event_emit(r->log, "recruitment_back", RULE_RECRUITMENT, "{s:s, s:i, s:O}", "player",
+			   pkey(c, (int)p), "from_year", year + 1, "orders", sent);
+		/* counted again now, against the campaign as the undo left it */
+		json_t *refused = json_array(), *kept = json_array();
+		if (open)
+			recheck_recruitment(r, (int)p, refused, kept);
+		json_t *d = json_pack("{s:i, s:i, s:b, s:o, s:b, s:o, s:b, s:o}", "late_year",
+				      year, "next_year", year + 1, "open", open, "sent", sent,
+				      "has_refused", json_array_size(refused) > 0, "refused", refused,
+				      "has_kept", json_array_size(kept) > 0, "kept", kept);
+		if (open)
+			json_object_update_new(d, year_deadline_data(r));
+		year_mail(r, "late-recruitment", (int)p, false, d,
+			  "Your recruitment sent late counts for %d", year);
+		orders_set_free(&late);
+		orders_set_free(&moved);
+		orders_set_free(&rest);
+		orders_set_free(&now);
+		orders_set_free(&merged);
+	}
+}
+
 static void apply_recruitment(struct year_run *r, int p)
 {
 	struct campaign *c = r->c;
