@@ -10,6 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* No army holds more elements of one kind than this; a larger count is no
+ * order the check accepted. */
+#define ORDERS_MINIMUMS_MAX_COUNT 10000
+
+/* a + b kept within +-1,000,000 (a set of many lines sums no further) */
+static int add_capped(int a, int b)
+{
+	long long v = (long long)a + b;
+	return v > 1000000 ? 1000000 : v < -1000000 ? -1000000 : (int)v;
+}
+
 /* A mail that changes the recruitment, or says there is none (NO MOVE in
  * the recruitment phase). A RETRIEVE GENERAL of the campaign phase is no
  * recruit (orders_validate). */
@@ -42,24 +53,31 @@ json_t *orders_minimums_json(const struct order_set *mail_orders, const struct o
 	/* as the recruitment phase applies it: DISMISS, EXCHANGE, RECRUIT */
 	for (size_t i = 0; i < current->count; i++) {
 		const struct order *o = &current->orders[i];
-		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= l->count)
+		/* counts as validated (within the army and the reserve); a set
+		 * never validated is not trusted with sums that overflow */
+		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= l->count ||
+		    o->count < 0 || o->count > ORDERS_MINIMUMS_MAX_COUNT ||
+		    (o->kind == ORDER_EXCHANGE && o->item_count > 0 &&
+		     (o->items[0].count < 0 || o->items[0].count > ORDERS_MINIMUMS_MAX_COUNT)))
 			continue;
 		if (o->kind == ORDER_DISMISS) {
-			army[o->type] -= o->count;
-			reserve[o->type] += o->count;
+			army[o->type] = add_capped(army[o->type], -o->count);
+			reserve[o->type] = add_capped(reserve[o->type], o->count);
 		} else if (o->kind == ORDER_EXCHANGE && o->item_count > 0 && o->items[0].type >= 0 &&
 			   (size_t)o->items[0].type < l->count) {
-			reserve[o->type] -= o->count;
-			reserve[o->items[0].type] += o->items[0].count;
+			reserve[o->type] = add_capped(reserve[o->type], -o->count);
+			reserve[o->items[0].type] =
+				add_capped(reserve[o->items[0].type], o->items[0].count);
 		} else if (o->kind == ORDER_RECRUIT) {
-			take[o->type] += o->count;
+			take[o->type] = add_capped(take[o->type], o->count);
 		} else if (o->kind == ORDER_RETRIEVE_GENERAL && c->phase == PHASE_RECRUITMENT) {
-			take[o->type] += 1;
+			take[o->type] = add_capped(take[o->type], 1);
 		}
 	}
-	int spent = 0;
+	long long spent_ll = 0;
 	for (size_t i = 0; i < l->count; i++)
-		spent += take[i] * l->types[i].cost_half_ap;
+		spent_ll += (long long)take[i] * l->types[i].cost_half_ap;
+	int spent = spent_ll > 1000000000 ? 1000000000 : (int)spent_ll;
 	int allowance = rules_recruit_allowance(c, player);
 	int left = allowance > spent ? allowance - spent : 0;
 	json_t *lines = json_array();
