@@ -761,6 +761,9 @@ json_t *orders_ack_json(const struct order_set *mail_orders, const struct order_
 	json_object_set_new(ack, "current_orders", orders);
 	json_object_set_new(ack, "current_orders_text", json_string(text));
 	json_object_set_new(ack, "no_current_orders", json_boolean(kept == 0));
+	json_t *minimums = orders_minimums_json(mail_orders, current, c, player);
+	if (minimums)
+		json_object_set_new(ack, "list_minimums", minimums);
 	json_t *setup = player >= 0 ? orders_setup_json(current, c, player) : NULL;
 	if (setup)
 		json_object_set_new(ack, "setup", setup);

@@ -157,4 +157,12 @@ void orders_mask_everywhere(struct order_set *set, const char *secret);
 bool orders_kind_is_movement(enum order_kind k);
 bool orders_kind_is_recruitment(enum order_kind k);
 
+/* orders_minimums.c: when the mail changes the recruitment (or sends NO
+ * MOVE in the recruitment phase), the list minimums the recruitment as it
+ * stands in `current` leaves unfilled: {"lines": [{"label", "list_min",
+ * "in_army", "short", "from_reserve", "text"}], "what", "binding",
+ * "as_army_stands"}; NULL when none is left short. */
+json_t *orders_minimums_json(const struct order_set *mail_orders, const struct order_set *current,
+			     const struct campaign *c, int player);
+
 #endif

@@ -475,6 +475,27 @@ int rules_recruit_allowance(const struct campaign *c, int player);
 int rules_army_half_ap(const struct campaign *c, int player);
 enum rules_status rules_recruit_check(const struct campaign *c, int player, const int *take,
 				      struct rules_reason *why);
+/* Which limit of rules_recruit_check refuses `take` first (NONE: it may be
+ * recruited), with the reason in *why. */
+enum rules_recruit_limit {
+	RECRUIT_LIMIT_NONE,
+	RECRUIT_LIMIT_OTHER,      /* not the recruitment phase, no such player */
+	RECRUIT_LIMIT_RESERVE,    /* more than the reserve holds */
+	RECRUIT_LIMIT_ALLOWANCE,  /* 10 AP a province */
+	RECRUIT_LIMIT_CEILING,    /* the army's ceiling */
+	RECRUIT_LIMIT_LIST_MAX,   /* a list maximum */
+	RECRUIT_LIMIT_LIST_MIN,   /* a list minimum to fill first */
+};
+enum rules_recruit_limit rules_recruit_limit(const struct campaign *c, int player,
+					     const int *take, struct rules_reason *why);
+/* The list minimums that come first (3.1): for each element type, how many
+ * recruits the army (field army and contingents out) lacks for its list's
+ * minimum, as far as the reserve holds them, into `fill` (one count per
+ * element type; may be NULL). Returns how many element types are short. */
+int rules_recruit_minimums(const struct campaign *c, int player, int *fill);
+/* Elements of each type in the army: the field army and the contingents
+ * out (caller frees). */
+int *rules_army_counts(const struct campaign *c, int player);
 /* Recruitment phase: moves `take` (per type) from reserve to field army:
  * at most the allowance, list minimums first, never above the ceiling or a
  * list maximum. Logs "recruit". */

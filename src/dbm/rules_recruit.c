@@ -47,41 +47,81 @@ static int *army_counts(const struct campaign *c, int player)
 	return n;
 }
 
-enum rules_status rules_recruit_check(const struct campaign *c, int player, const int *take,
-				      struct rules_reason *why)
+int *rules_army_counts(const struct campaign *c, int player)
 {
-	if (!rules_active_player(c, player))
-		return rules_refuse(why, "there is no active player number %d", player);
-	if (c->phase != PHASE_RECRUITMENT)
-		return rules_refuse(why, "troops are recruited in the recruitment phase");
-	if (!take)
-		return rules_refuse(why, "nothing to recruit");
+	return army_counts(c, player);
+}
+
+int rules_recruit_minimums(const struct campaign *c, int player, int *fill)
+{
+	if (!rules_valid_player(c, player))
+		return 0;
+	const struct player *p = &c->players[player];
+	const struct army_list *l = &p->list;
+	int *have = army_counts(c, player);
+	int short_types = 0;
+	for (size_t i = 0; i < l->count; i++) {
+		int deficit = l->types[i].list_min - have[i];
+		if (deficit > p->reserve.count[i])
+			deficit = p->reserve.count[i];
+		if (deficit < 0)
+			deficit = 0;
+		if (fill)
+			fill[i] = deficit;
+		short_types += deficit > 0;
+	}
+	free(have);
+	return short_types;
+}
+
+enum rules_recruit_limit rules_recruit_limit(const struct campaign *c, int player,
+					     const int *take, struct rules_reason *why)
+{
+	if (!rules_active_player(c, player)) {
+		rules_refuse(why, "there is no active player number %d", player);
+		return RECRUIT_LIMIT_OTHER;
+	}
+	if (c->phase != PHASE_RECRUITMENT) {
+		rules_refuse(why, "troops are recruited in the recruitment phase");
+		return RECRUIT_LIMIT_OTHER;
+	}
+	if (!take) {
+		rules_refuse(why, "nothing to recruit");
+		return RECRUIT_LIMIT_OTHER;
+	}
 	const struct player *p = &c->players[player];
 	const struct army_list *l = &p->list;
 	char a[16], b[16];
 	for (size_t i = 0; i < l->count; i++)
-		if (take[i] < 0 || take[i] > p->reserve.count[i])
-			return rules_refuse(why, "%d \"%s\" asked for but the reserve holds %d", take[i],
-					    l->types[i].label, p->reserve.count[i]);
+		if (take[i] < 0 || take[i] > p->reserve.count[i]) {
+			rules_refuse(why, "%d \"%s\" asked for but the reserve holds %d", take[i],
+				     l->types[i].label, p->reserve.count[i]);
+			return RECRUIT_LIMIT_RESERVE;
+		}
 	int value = rules_counts_half_ap(l, take);
 	int allowance = rules_recruit_allowance(c, player);
-	if (value > allowance)
-		return rules_refuse(why,
-				    "recruits worth %s AP asked for; %d provinces allow at most %s AP",
-				    half_ap_format(value, a), player_province_count(c, player),
-				    half_ap_format(allowance, b));
+	if (value > allowance) {
+		rules_refuse(why, "recruits worth %s AP asked for; %d provinces allow at most %s AP",
+			     half_ap_format(value, a), player_province_count(c, player),
+			     half_ap_format(allowance, b));
+		return RECRUIT_LIMIT_ALLOWANCE;
+	}
 	int army = rules_army_half_ap(c, player);
-	if (army + value > p->cap_half_ap)
-		return rules_refuse(why, "the field army would be %s AP, above its ceiling of %s AP",
-				    half_ap_format(army + value, a), half_ap_format(p->cap_half_ap, b));
+	if (army + value > p->cap_half_ap) {
+		rules_refuse(why, "the field army would be %s AP, above its ceiling of %s AP",
+			     half_ap_format(army + value, a), half_ap_format(p->cap_half_ap, b));
+		return RECRUIT_LIMIT_CEILING;
+	}
 	int *have = army_counts(c, player);
-	enum rules_status st = RULES_OK;
+	enum rules_recruit_limit limit = RECRUIT_LIMIT_NONE;
 	bool beyond_deficits = false, deficits_filled = true;
-	for (size_t i = 0; i < l->count && st == RULES_OK; i++) {
+	for (size_t i = 0; i < l->count && limit == RECRUIT_LIMIT_NONE; i++) {
 		const struct element_type *t = &l->types[i];
-		if (t->list_max > 0 && have[i] + take[i] > t->list_max)
-			st = rules_refuse(why, "the army would have %d \"%s\", above the list maximum of %d",
-					  have[i] + take[i], t->label, t->list_max);
+		if (t->list_max > 0 && have[i] + take[i] > t->list_max) {
+			rules_refuse(why, "the army would have %d \"%s\", above the list maximum of %d",
+				     have[i] + take[i], t->label, t->list_max);
+			limit = RECRUIT_LIMIT_LIST_MAX;
+		}
 		int deficit = t->list_min - have[i];
 		if (deficit > p->reserve.count[i])
 			deficit = p->reserve.count[i];
@@ -92,19 +132,27 @@ enum rules_status rules_recruit_check(const struct campaign *c, int player, cons
 		if (take[i] < deficit)
 			deficits_filled = false;
 	}
-	if (st == RULES_OK && beyond_deficits && !deficits_filled) {
+	if (limit == RECRUIT_LIMIT_NONE && beyond_deficits && !deficits_filled) {
 		for (size_t i = 0; i < l->count; i++) {
 			int deficit = l->types[i].list_min - have[i];
 			if (deficit > 0 && take[i] < deficit && p->reserve.count[i] > take[i]) {
-				st = rules_refuse(why,
-						  "the army is below the list minimum of %d \"%s\": that comes before any other troops",
-						  l->types[i].list_min, l->types[i].label);
+				rules_refuse(why,
+					     "the army is below the list minimum of %d \"%s\": that comes before any other troops",
+					     l->types[i].list_min, l->types[i].label);
+				limit = RECRUIT_LIMIT_LIST_MIN;
 				break;
 			}
 		}
 	}
 	free(have);
-	return st;
+	return limit;
+}
+
+enum rules_status rules_recruit_check(const struct campaign *c, int player, const int *take,
+				      struct rules_reason *why)
+{
+	return rules_recruit_limit(c, player, take, why) == RECRUIT_LIMIT_NONE ? RULES_OK
+										 : RULES_REFUSED;
 }
 
 enum rules_status rules_recruit(struct campaign *c, int player, const int *take,

@@ -200,6 +200,17 @@ char *year_step_describe(const struct year_state *st, const struct campaign *c);
 json_t *year_awaited(const struct year_state *st, const struct campaign *c,
 		     const struct year_io *io);
 
+/* After an undo that took the year back before its recruitment was over:
+ * the recruitment lines a player sent after it had closed (the reply said
+ * they were kept for the next recruitment; they were stored for the next
+ * year's campaign phase) count for this year's again. They are moved into
+ * the orders of the phase the year is in, replacing the recruitment sent
+ * for it as a whole; in an open recruitment phase they are counted again
+ * against the campaign as it stands (rules 3.1), and the player is mailed
+ * at once what now counts and what cannot (template "late-recruitment").
+ * Each move is a "recruitment_back" event. */
+void year_late_recruitment_back(struct year_run *r);
+
 /* Organiser controls. Each returns 0, or -1 with a reason. */
 /* Moves the deadline: by `seconds` (relative) or to now + seconds. */
 int year_set_deadline(struct year_run *r, int64_t seconds, bool relative, char *why,

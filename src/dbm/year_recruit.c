@@ -61,15 +61,167 @@ static void carry_orders(struct year_run *r, int from_year, int from_phase, enum
 	}
 }
 
+/* The list minimums that come first, in words: "your list minimum of
+ * Longbowmen (5 short: 35 AP)", "your list minimums of Longbowmen (5
+ * short) and Billmen (1 short): 40 AP". Caller frees. */
+static char *minimums_words(const struct army_list *l, const int *fill)
+{
+	struct strbuf sb = {0};
+	size_t n = 0, shown = 0;
+	int cost = 0;
+	char a[16];
+	for (size_t i = 0; i < l->count; i++) {
+		n += fill[i] > 0;
+		cost += fill[i] > 0 ? fill[i] * l->types[i].cost_half_ap : 0;
+	}
+	strbuf_printf(&sb, "your list minimum%s of ", n == 1 ? "" : "s");
+	for (size_t i = 0; i < l->count; i++) {
+		if (fill[i] <= 0)
+			continue;
+		shown++;
+		strbuf_printf(&sb, "%s%s (%d short%s", shown == 1 ? "" : shown == n ? " and " : ", ",
+			      l->types[i].label, fill[i], n == 1 ? ": " : ")");
+		if (n == 1)
+			strbuf_printf(&sb, "%s AP)", half_ap_format(cost, a));
+	}
+	if (n > 1)
+		strbuf_printf(&sb, ": %s AP", half_ap_format(cost, a));
+	return strbuf_take(&sb);
+}
+
+/* Why one more element of type i cannot come on top of `take`, as `limit`
+ * (rules_recruit_limit) says: the words after "none: ". */
+static char *limit_words(const struct campaign *c, int p, size_t i, const int *take,
+			 enum rules_recruit_limit limit, const struct rules_reason *why)
+{
+	const struct player *pl = &c->players[p];
+	const struct element_type *t = &pl->list.types[i];
+	int allowance = rules_recruit_allowance(c, p);
+	int spent = 0;
+	for (size_t k = 0; k < pl->list.count; k++)
+		spent += take[k] * pl->list.types[k].cost_half_ap;
+	int army = rules_army_half_ap(c, p) + spent;
+	int *have = rules_army_counts(c, p);
+	int in_army = have[i] + take[i];
+	free(have);
+	char a[16], b[16], e[16];
+	switch (limit) {
+	case RECRUIT_LIMIT_ALLOWANCE:
+		if (spent == 0)
+			return xasprintf("one costs %s AP, more than your allowance of %s AP",
+					 half_ap_format(t->cost_half_ap, a),
+					 half_ap_format(allowance, b));
+		return xasprintf("only %s AP of your allowance of %s AP is left; one costs %s AP",
+				 half_ap_format(allowance - spent, a), half_ap_format(allowance, b),
+				 half_ap_format(t->cost_half_ap, e));
+	case RECRUIT_LIMIT_CEILING:
+		return xasprintf("one more would take your army (%s AP) above its ceiling of %s AP",
+				 half_ap_format(army, a), half_ap_format(pl->cap_half_ap, b));
+	case RECRUIT_LIMIT_LIST_MAX:
+		return xasprintf("your army has %d, the most your army list allows", in_army);
+	default:
+		return xstrdup(why->text);
+	}
+}
+
+/* One element type of the reserve: how many of it the rules would take
+ * now, alone, into "most"; when none, the actual reason ("none_reason"):
+ * the allowance, the ceiling, the list maximum, or the list minimums of
+ * other troops that come first (and how many could come with them). A
+ * type below its own list minimum says so ("min_short"). */
+static json_t *recruitable_one(const struct campaign *c, int p, size_t i, int *take,
+			       const int *fill)
+{
+	const struct player *pl = &c->players[p];
+	const struct army_list *l = &pl->list;
+	const struct element_type *t = &l->types[i];
+	int have = pl->reserve.count[i];
+	char a[16], b[16];
+	int most = 0;
+	struct rules_reason why = {{0}};
+	for (int n = 1; n <= have; n++) {
+		take[i] = n;
+		if (rules_recruit_check(c, p, take, NULL) != RULES_OK)
+			break;
+		most = n;
+	}
+	json_t *one = json_pack("{s:s, s:s, s:i, s:b, s:b}", "label", t->label, "ap_each",
+				half_ap_format(t->cost_half_ap, a), "most", most, "none", most == 0,
+				"general", t->general);
+	int *army = rules_army_counts(c, p);
+	if (fill[i] > 0)
+		json_object_set_new(one, "min_short",
+				    json_pack("{s:i, s:i, s:i}", "short", t->list_min - army[i],
+					      "list_min", t->list_min, "in_army", army[i]));
+	free(army);
+	if (most > 0) {
+		take[i] = 0;
+		return one;
+	}
+	take[i] = 1;
+	enum rules_recruit_limit limit = rules_recruit_limit(c, p, take, &why);
+	take[i] = 0;
+	char *reason = NULL;
+	if (limit == RECRUIT_LIMIT_LIST_MIN) {
+		/* other troops' minimums first: how many could come with them */
+		int *with = xcalloc(l->count + 1, sizeof *with);
+		memcpy(with, fill, l->count * sizeof *with);
+		char *mins = minimums_words(l, fill);
+		enum rules_recruit_limit filled = rules_recruit_limit(c, p, with, &why);
+		int after = 0;
+		for (int n = 1; filled == RECRUIT_LIMIT_NONE && n <= have; n++) {
+			with[i] = fill[i] + n;
+			if (rules_recruit_check(c, p, with, NULL) != RULES_OK)
+				break;
+			after = n;
+		}
+		with[i] = fill[i];
+		if (after > 0) {
+			reason = xasprintf("not before %s is filled; with it, up to %d", mins, after);
+			json_object_set_new(one, "most_after_minimums", json_integer(after));
+		} else if (filled == RECRUIT_LIMIT_ALLOWANCE) {
+			reason = xasprintf("none this year: %s comes first, and your allowance of %s "
+					   "AP does not pay for all of it",
+					   mins, half_ap_format(rules_recruit_allowance(c, p), a));
+		} else if (filled == RECRUIT_LIMIT_CEILING) {
+			reason = xasprintf("none this year: %s comes first, and your army's ceiling "
+					   "of %s AP leaves no room for all of it",
+					   mins, half_ap_format(pl->cap_half_ap, b));
+		} else if (filled != RECRUIT_LIMIT_NONE) {
+			reason = xasprintf("none this year: %s comes first (%s)", mins, why.text);
+		} else {
+			with[i] = fill[i] + 1;
+			filled = rules_recruit_limit(c, p, with, &why);
+			with[i] = fill[i];
+			char *then = limit_words(c, p, i, with, filled, &why);
+			reason = xasprintf("none this year: %s comes first, and after it %s", mins,
+					   then);
+			free(then);
+		}
+		free(mins);
+		free(with);
+	} else {
+		char *words = limit_words(c, p, i, take, limit, &why);
+		reason = xasprintf("none: %s", words);
+		free(words);
+	}
+	json_object_set_new(one, "none_reason", json_string(reason));
+	free(reason);
+	return one;
+}
+
 /* The reserve by label, and what may be recruited from it with its cost:
  * for each element in the reserve, how many of it alone the rules would
- * take now (allowance, ceiling, list maximum, list minimums first). */
+ * take now (allowance, ceiling, list maximum, list minimums first), and
+ * when none, why. */
 static void recruitment_lists(const struct campaign *c, int p, json_t *d)
 {
 	const struct player *pl = &c->players[p];
 	const struct army_list *l = &pl->list;
 	json_t *reserve = json_array(), *may = json_array();
 	int *take = xcalloc(l->count ? l->count : 1, sizeof *take);
+	int *fill = xcalloc(l->count ? l->count : 1, sizeof *fill);
+	rules_recruit_minimums(c, p, fill);
 	char a[16], b[16];
 	for (size_t i = 0; i < l->count; i++) {
 		int have = pl->reserve.count[i];
@@ -79,20 +231,10 @@ static void recruitment_lists(const struct campaign *c, int p, json_t *d)
 		json_array_append_new(reserve, json_pack("{s:i, s:s, s:s, s:s}", "count", have,
 			"label", t->label, "ap_each", half_ap_format(t->cost_half_ap, a), "ap",
 			half_ap_format(t->cost_half_ap * have, b)));
-		int most = 0;
-		struct rules_reason why;
-		for (int n = 1; n <= have; n++) {
-			take[i] = n;
-			if (rules_recruit_check(c, p, take, &why) != RULES_OK)
-				break;
-			most = n;
-		}
-		take[i] = 0;
-		json_array_append_new(may, json_pack("{s:s, s:s, s:i, s:b, s:b}", "label", t->label,
-			"ap_each", half_ap_format(t->cost_half_ap, a), "most", most, "none", most == 0,
-			"general", t->general));
+		json_array_append_new(may, recruitable_one(c, p, i, take, fill));
 	}
 	free(take);
+	free(fill);
 	if (!json_array_size(reserve))
 		json_object_set_new(d, "reserve_empty", json_true());
 	json_object_set_new(d, "reserve_elements", reserve);
@@ -191,6 +333,74 @@ void year_begin_recruitment(struct year_run *r)
 				    json_boolean(json_array_size(kept) > 0));
 		json_object_set_new(d, "recruitment_orders", kept);
 		year_mail(r, "recruitment", (int)p, false, d, "Recruitment");
+	}
+}
+
+void year_late_recruitment_back(struct year_run *r)
+{
+	struct campaign *c = r->c;
+	enum year_step step = r->st->step;
+	if (step != YEAR_TURN && step != YEAR_DECISION && step != YEAR_BATTLE &&
+	    step != YEAR_RECRUITMENT)
+		return; /* the vote: this year's recruitment is done */
+	int year = c->year;
+	bool open = step == YEAR_RECRUITMENT;
+	for (size_t p = 0; p < c->player_count; p++) {
+		if (!active(c, (int)p))
+			continue;
+		struct order_set late, moved, rest, now, merged;
+		year_load_orders_at(r, (int)p, year + 1, PHASE_CAMPAIGN, &late);
+		orders_set_init(&moved);
+		orders_set_init(&rest);
+		moved.player = rest.player = (int)p;
+		for (size_t i = 0; i < late.count; i++) {
+			const struct order *o = &late.orders[i];
+			bool recruit = o->status == ORDER_OK && year_is_recruitment(o->kind);
+			order_copy(orders_set_add(recruit ? &moved : &rest), o);
+		}
+		if (!moved.count) {
+			orders_set_free(&late);
+			orders_set_free(&moved);
+			orders_set_free(&rest);
+			continue;
+		}
+		json_t *sent = json_array();
+		for (size_t i = 0; i < moved.count; i++) {
+			char *line = orders_format_one(&moved.orders[i], c, (int)p);
+			if (line)
+				json_array_append_new(sent, json_string(line));
+			free(line);
+		}
+		/* they replace this year's recruitment as a whole, as a mail
+		 * sent now would; no longer kept for the next year's */
+		year_load_orders(r, (int)p, &now);
+		orders_merge(&now, &moved, &merged);
+		merged.player = (int)p;
+		char *text = orders_format_pending(&merged, c);
+		r->io->orders_save(r->io->ctx, (int)p, year, c->phase, text);
+		free(text);
+		text = orders_format_pending(&rest, c);
+		r->io->orders_save(r->io->ctx, (int)p, year + 1, PHASE_CAMPAIGN, text);
+		free(text);
+		event_emit(r->log, "recruitment_back", RULE_RECRUITMENT, "{s:s, s:i, s:O}", "player",
+			   pkey(c, (int)p), "from_year", year + 1, "orders", sent);
+		/* counted again now, against the campaign as the undo left it */
+		json_t *refused = json_array(), *kept = json_array();
+		if (open)
+			recheck_recruitment(r, (int)p, refused, kept);
+		json_t *d = json_pack("{s:i, s:i, s:b, s:o, s:b, s:o, s:b, s:o}", "late_year",
+				      year, "next_year", year + 1, "open", open, "sent", sent,
+				      "has_refused", json_array_size(refused) > 0, "refused", refused,
+				      "has_kept", json_array_size(kept) > 0, "kept", kept);
+		if (open)
+			json_object_update_new(d, year_deadline_data(r));
+		year_mail(r, "late-recruitment", (int)p, false, d,
+			  "Your recruitment sent late counts for %d", year);
+		orders_set_free(&late);
+		orders_set_free(&moved);
+		orders_set_free(&rest);
+		orders_set_free(&now);
+		orders_set_free(&merged);
 	}
 }
 

@@ -136,15 +136,114 @@ static char *request_recipients(const struct campaign *c, const json_t *req, jso
 	return strbuf_take(&sb);
 }
 
+/* Before a preview processes the step: for each active nation, what it
+ * has in for the step, as the sentence the preview says when none of the
+ * step's events names it: [{"player", "nation", "text"}]. The
+ * recruitment says why each nation recruits nothing; a step one nation
+ * plays says whose it is. NULL when the step is none of these (the start,
+ * the end). */
+static json_t *preview_nations_before(struct yctx *y)
+{
+	const struct campaign *c = y->c;
+	const struct year_state *st = &y->st;
+	if (st->step == YEAR_IDLE || st->step == YEAR_ENDED)
+		return NULL;
+	const char *mover = st->step == YEAR_TURN && st->turn < st->sequence_len
+				    ? c->players[st->sequence[st->turn]].nation
+				    : NULL;
+	json_t *out = json_array();
+	for (size_t p = 0; p < c->player_count; p++) {
+		const struct player *pl = &c->players[p];
+		if (pl->status != PLAYER_ACTIVE)
+			continue;
+		const char *nation = pl->nation ? pl->nation : pl->key;
+		char *text = NULL;
+		if (st->step == YEAR_RECRUITMENT) {
+			char *orders = y->io.orders_load(y, (int)p, c->year, c->phase);
+			struct order_set set;
+			orders_parse(orders ? orders : "", c, (int)p, &set);
+			free(orders);
+			bool recruits = false, no_move = false;
+			for (size_t i = 0; i < set.count; i++) {
+				const struct order *o = &set.orders[i];
+				recruits |= o->status == ORDER_OK && (o->kind == ORDER_RECRUIT ||
+					    o->kind == ORDER_DISMISS || o->kind == ORDER_EXCHANGE ||
+					    o->kind == ORDER_RETRIEVE_GENERAL);
+				no_move |= o->status == ORDER_OK && o->kind == ORDER_NO_MOVE;
+			}
+			orders_set_free(&set);
+			bool empty = player_reserve_half_ap(pl) == 0;
+			text = recruits ? xasprintf("%s: none of its recruitment orders can be "
+						    "carried out.", nation)
+			       : empty && no_move
+				       ? xasprintf("%s recruits nothing: its reserve is empty, and "
+						   "it sent NO MOVE.", nation)
+			       : empty ? xasprintf("%s recruits nothing: its reserve is empty.",
+						   nation)
+			       : no_move ? xasprintf("%s recruits nothing: it sent NO MOVE.", nation)
+					 : xasprintf("%s recruits nothing: it has sent no recruitment "
+						     "orders yet (if none come by the deadline, the "
+						     "same).", nation);
+		} else if (mover) {
+			text = xasprintf("%s: nothing at this step (it is %s's turn).", nation, mover);
+		} else {
+			text = xasprintf("%s: nothing at this step.", nation);
+		}
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s}", "player", pl->key, "nation",
+						     nation, "text", text));
+		free(text);
+	}
+	return out;
+}
+
+/* The nations of `before` no event of the step names (the step's events
+ * end where the next turn begins or the year's end roll): their
+ * sentences. */
+static json_t *preview_quiet(const json_t *before, const json_t *events)
+{
+	json_t *quiet = json_array();
+	size_t i;
+	json_t *n;
+	json_array_foreach(before, i, n) {
+		const char *nation = json_string_value(json_object_get(n, "nation"));
+		bool named = false;
+		size_t k;
+		json_t *ev;
+		json_array_foreach(events, k, ev) {
+			const char *kind = json_string_value(json_object_get(ev, "kind"));
+			if (kind && (strcmp(kind, "end_roll") == 0 || strcmp(kind, "turn") == 0))
+				break;
+			const char *f;
+			json_t *v;
+			json_object_foreach(ev, f, v) {
+				size_t fl = strlen(f);
+				named |= fl > 7 && strcmp(f + fl - 7, "_nation") == 0 &&
+					 json_is_string(v) && nation &&
+					 strcmp(json_string_value(v), nation) == 0;
+			}
+			if (named)
+				break;
+		}
+		if (!named)
+			json_array_append(quiet, n);
+	}
+	return quiet;
+}
+
 /* What processing the step would do: the events in the words of the turn
- * reports (template "preview", which uses the same "year-events"), and the
- * mails it would send; or all of it as JSON. */
-static void preview_report(struct yctx *y, const char *step, bool as_json, struct strbuf *out)
+ * reports (template "preview", which uses the same "year-events"), every
+ * nation the step's events leave out with why (`before`:
+ * preview_nations_before), and the mails it would send; or all of it as
+ * JSON. */
+static void preview_report(struct yctx *y, const char *step, bool as_json, const json_t *before,
+			   struct strbuf *out)
 {
 	yctx_flush(y);
 	json_t *events = json_array();
 	for (size_t i = 0; i < y->log.count; i++)
 		json_array_append(events, y->log.events[i]);
+	json_t *decorated = year_events_for_mail(y->c, events);
+	json_t *quiet = preview_quiet(before, decorated);
 	json_t *mails = json_array();
 	for (size_t i = 0; i < json_array_size(y->run.mails); i++) {
 		const json_t *req = json_array_get(y->run.mails, i);
@@ -158,8 +257,8 @@ static void preview_report(struct yctx *y, const char *step, bool as_json, struc
 		free(to);
 	}
 	if (as_json) {
-		json_t *doc = json_pack("{s:s, s:b, s:O, s:O}", "step", step, "changed", 0,
-					"events", events, "mails", mails);
+		json_t *doc = json_pack("{s:s, s:b, s:O, s:O, s:O}", "step", step, "changed", 0,
+					"events", events, "mails", mails, "nothing", quiet);
 		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		strbuf_printf(out, "%s\n", text ? text : "{}");
 		free(text);
@@ -167,7 +266,8 @@ static void preview_report(struct yctx *y, const char *step, bool as_json, struc
 	} else {
 		json_t *d = yctx_base_data(y, NO_INDEX);
 		json_object_set_new(d, "step", json_string(step));
-		json_object_set_new(d, "events", year_events_for_mail(y->c, events));
+		json_object_set(d, "events", decorated);
+		json_object_set(d, "nothing", quiet);
 		json_object_set(d, "mails", mails);
 		if (!json_array_size(mails))
 			json_object_set_new(d, "no_mails", json_true());
@@ -182,6 +282,8 @@ static void preview_report(struct yctx *y, const char *step, bool as_json, struc
 		json_decref(d);
 	}
 	json_decref(events);
+	json_decref(decorated);
+	json_decref(quiet);
 	json_decref(mails);
 }
 
@@ -289,12 +391,15 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		char name[256];
 		year_step_name(&y.st, c, name, sizeof name);
 		y.st.paused = false;
+		json_t *before = preview_nations_before(&y);
 		if (idle) {
 			year_start(&y.run, why, sizeof why);
 		} else if (year_process(&y.run, name, why, sizeof why) != 0) {
+			json_decref(before);
 			break;
 		}
-		preview_report(&y, name, req->json, &out);
+		preview_report(&y, name, req->json, before, &out);
+		json_decref(before);
 		why[0] = '\0';
 		break;
 	}
@@ -316,6 +421,10 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 	case ENGINE_ACT_UNDO:
 		year_pause(&y.run, why, sizeof why);
 		why[0] = '\0';
+		/* recruitment sent after the phase had closed counts for it
+		 * again when the undo reopens it (the reply said it was kept
+		 * for the next one) */
+		year_late_recruitment_back(&y.run);
 		/* a step undone after its deadline passed gets a fresh one:
 		 * its normal length, counted from the undo on the campaign's
 		 * clock (stopped until the organiser resumes) */

@@ -205,6 +205,19 @@ static void test_audit_recruitment_cases(void **state)
 	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_OK);
 	fx_set(take, (const int[]){0, 0, 3, 0, 2, 0, 0});
 	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_REFUSED);
+	/* which limit refuses first, and what the minimums need (the
+	 * recruitment mail's reasons) */
+	struct rules_reason why;
+	assert_int_equal(rules_recruit_limit(c, w->bur, take, &why), RECRUIT_LIMIT_ALLOWANCE);
+	fx_set(take, (const int[]){0, 0, 3, 0, 0, 0, 0});
+	assert_int_equal(rules_recruit_limit(c, w->bur, take, &why), RECRUIT_LIMIT_LIST_MIN);
+	assert_non_null(strstr(why.text, "below the list minimum of 20"));
+	fx_set(take, (const int[]){0, 0, 0, 0, 2, 0, 0});
+	assert_int_equal(rules_recruit_limit(c, w->bur, take, NULL), RECRUIT_LIMIT_NONE);
+	int fill[T_COUNT] = {0};
+	assert_int_equal(rules_recruit_minimums(c, w->bur, fill), 1);
+	assert_int_equal(fill[4], 2);
+	assert_int_equal(fill[2], 0);
 	b->cap_half_ap = rules_profound_peace_cap(b->original_half_ap, 6);
 	fx_set(take, (const int[]){0, 0, 0, 0, 3, 0, 0});
 	assert_int_equal(rules_recruit_check(c, w->bur, take, NULL), RULES_OK);
