@@ -195,6 +195,13 @@ json_t *year_events_for_mail(const struct campaign *c, const json_t *events)
 		if (kind && strcmp(kind, "roll") == 0 && purpose &&
 		    strncmp(purpose, "sequence of play ", 17) == 0)
 			continue;
+		/* invitations and setup lists sent again are no news of the
+		 * year: each player's own mail is (and one player's new
+		 * password is not told to the others) */
+		const char *act = jstr(ev, "action");
+		if (kind && strcmp(kind, "organiser") == 0 && act &&
+		    (strcmp(act, "invite") == 0 || strcmp(act, "open-setup") == 0))
+			continue;
 		json_t *copy = json_deep_copy(ev);
 		if (kind) {
 			char *flag = xasprintf("k_%s", kind);

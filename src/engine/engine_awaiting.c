@@ -21,7 +21,7 @@ static const char *nation_of(const struct campaign *c, int p)
 	return pl->nation ? pl->nation : pl->key;
 }
 
-static const char *ordinal_suffix(size_t n)
+const char *ordinal_suffix(size_t n)
 {
 	if (n % 100 >= 11 && n % 100 <= 13)
 		return "th";

@@ -360,7 +360,14 @@ static const char *action_words(const char *action)
  * detail_text (sentences of the mail, with a capital)}. */
 static json_t *announce_item(const char *action, const char *detail)
 {
-	char *a = xstrdup(action_words(action)), *d = xstrdup(detail ? detail : "");
+	/* the start is said once, as done: "The campaign has started." */
+	bool start = strcmp(action, "start") == 0;
+	char *a = xstrdup(start ? "the campaign has started" : action_words(action));
+	/* a detail of one line is a sentence: it ends with a full stop */
+	size_t dl = start || !detail ? 0 : strlen(detail);
+	char *d = dl && !strchr(detail, '\n') && !strchr(".!?:", detail[dl - 1])
+			  ? xasprintf("%s.", detail)
+			  : xstrdup(dl ? detail : "");
 	if ('a' <= a[0] && a[0] <= 'z')
 		a[0] = (char)(a[0] - 'a' + 'A');
 	if ('a' <= d[0] && d[0] <= 'z')

@@ -456,6 +456,19 @@ static void hold_one(struct yctx *y, const char *tpl, const char *subject, json_
 				    json_string(timefmt_local(json_integer_value(epoch),
 							      y->c->timezone, when, sizeof when)));
 	}
+	/* places as the rest of the mail says them: "1st of 4" */
+	json_t *place = json_object_get(d, "your_place");
+	if (json_is_integer(place) && json_integer_value(place) > 0) {
+		size_t k = (size_t)json_integer_value(place);
+		json_object_set_new(d, "your_place_th", json_sprintf("%zu%s", k, ordinal_suffix(k)));
+	}
+	json_t *turn = json_object_get(d, "turn_number");
+	if (tpl && strcmp(tpl, "your-turn") == 0 && json_is_integer(turn) &&
+	    json_integer_value(turn) > 0) {
+		size_t k = (size_t)json_integer_value(turn);
+		json_object_set_new(d, "turn_th", json_sprintf("%zu%s", k, ordinal_suffix(k)));
+		json_object_set_new(d, "places", json_integer((json_int_t)y->st.sequence_len));
+	}
 	if (tpl && strcmp(tpl, "organiser-action") == 0 && !json_object_get(d, "next"))
 		json_object_set_new(d, "next", engine_awaiting_json(y->c, &y->st, &y->io, player));
 	json_t *base = yctx_base_data(y, player);
@@ -729,6 +742,100 @@ static size_t settle_parts(struct yctx *y, struct held **parts, size_t n)
 	return w;
 }
 
+/* Whether the part's template may leave out where everyone stands
+ * ("positions_elsewhere"): the others always show it. */
+static bool positions_optional(const struct held *h)
+{
+	return tpl_is(h, "your-turn") || tpl_is(h, "turn-report") ||
+	       tpl_is(h, "announce-sequence") || tpl_is(h, "relations");
+}
+
+static bool has_positions(const struct held *h)
+{
+	if (tpl_is(h, "relations") && !json_is_true(json_object_get(h->data, "show_positions")))
+		return false;
+	return json_array_size(json_object_get(h->data, "positions")) > 0;
+}
+
+/* Whether `ev` is one of the events of a turn report among `parts` of
+ * `year`. */
+static bool reported_here(struct held **parts, size_t n, int year, const json_t *ev)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (!tpl_is(parts[k], "turn-report") || parts[k]->year != year)
+			continue;
+		size_t i;
+		json_t *v;
+		json_array_foreach(json_object_get(parts[k]->data, "events"), i, v)
+			if (json_equal(v, ev))
+				return true;
+	}
+	return false;
+}
+
+/* A merged mail says each thing once (parts in the order they were made,
+ * the last one made the latest): a turn that is over is told by its
+ * report alone; a battle for the organiser to decide, by the organiser's
+ * part when he plays one side; the year so far of a turn leaves out what
+ * the reports in the mail tell; where everyone stands is shown once, as
+ * it stands the latest (in the part that always shows it, else the last
+ * one made); the diary leaves the next year's sequence of play to its own
+ * part. Returns how many parts are left. */
+static size_t say_once(struct yctx *y, struct held **parts, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct held *h = parts[i];
+		bool drop = tpl_is(h, "your-turn") &&
+			    json_is_true(json_object_get(h->data, "report_here"));
+		if (tpl_is(h, "battle-disputed") && h->player != NO_INDEX)
+			for (size_t k = 0; k < n && !drop; k++)
+				drop = tpl_is(parts[k], "battle-disputed") &&
+				       parts[k]->player == NO_INDEX && parts[k]->year == h->year &&
+				       json_equal(json_object_get(parts[k]->data, "province"),
+						  json_object_get(h->data, "province"));
+		if (!drop)
+			parts[w++] = h;
+	}
+	n = w;
+	size_t keeper = n;
+	for (size_t i = 0; i < n; i++) {
+		struct held *h = parts[i];
+		if (tpl_is(h, "your-turn")) {
+			json_t *events = json_object_get(h->data, "events");
+			json_t *before = json_array();
+			size_t k;
+			json_t *ev;
+			json_array_foreach(events, k, ev)
+				if (!reported_here(parts, n, h->year, ev))
+					json_array_append(before, ev);
+			json_object_set_new(h->data, "events_below",
+					    json_boolean(json_array_size(before) <
+							 json_array_size(events)));
+			json_object_set_new(h->data, "events", before);
+			/* some events have no line of their own (a turn begins) */
+			char *lines = templates_render(y->e->templates, "year-events", h->data,
+						       NULL);
+			if (lines)
+				str_trim(lines);
+			json_object_set_new(h->data, "has_events", json_boolean(!lines || *lines));
+			free(lines);
+		}
+		if (has_positions(h) && (keeper == n || positions_optional(parts[keeper])))
+			keeper = i;
+		if (tpl_is(h, "diary"))
+			for (size_t k = 0; k < n; k++)
+				if (tpl_is(parts[k], "announce-sequence") &&
+				    json_equal(json_object_get(parts[k]->data, "year"),
+					       json_object_get(h->data, "next_year")))
+					json_object_set_new(h->data, "sequence_below", json_true());
+	}
+	for (size_t i = 0; i < n; i++)
+		if (i != keeper && has_positions(parts[i]) && positions_optional(parts[i]))
+			json_object_set_new(parts[i]->data, "positions_elsewhere", json_true());
+	return n;
+}
+
 int yctx_mail_out(struct yctx *y)
 {
 	if (y->dry || y->err) {
@@ -746,7 +853,7 @@ int yctx_mail_out(struct yctx *y)
 				done[k] = true;
 				parts[n++] = &y->held[k];
 			}
-		n = settle_parts(y, parts, n);
+		n = say_once(y, parts, settle_parts(y, parts, n));
 		if (!n)
 			continue;
 		/* the lead: what he must act on now, the first part still open
@@ -762,6 +869,15 @@ int yctx_mail_out(struct yctx *y)
 		struct held *first = parts[lead];
 		memmove(parts + 1, parts, lead * sizeof *parts);
 		parts[0] = first;
+		/* the organiser's actions came before what they caused in this
+		 * run (those of one organiser mail are announced together, once
+		 * their consequences were made): they follow the lead first */
+		for (size_t k = 1, at = 1; k < n; k++)
+			if (tpl_is(parts[k], "organiser-action")) {
+				struct held *o = parts[k];
+				memmove(parts + at + 1, parts + at, (k - at) * sizeof *parts);
+				parts[at++] = o;
+			}
 		if (queue_merged(y, parts, n) != 0)
 			break;
 	}

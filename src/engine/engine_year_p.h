@@ -107,6 +107,8 @@ int yctx_invite(struct yctx *y, int player, const struct engine_maps *maps);
  * reference. Public form: engine_whats_next (engine.h). */
 json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *st,
 			     const struct year_io *io, int player);
+/* The ending of an ordinal: "st" (1st), "nd", "rd", "th" (11th). */
+const char *ordinal_suffix(size_t n);
 
 /* engine_year_mail.c: the mail out. */
 /* The fields every mail of the campaign has, for `player` (NO_INDEX: the

@@ -386,8 +386,11 @@ static void test_player_joins_next_year(void **state)
 	assert_part(mail, "1450 \u00b7 The year's diary", "The year's diary");
 	assert_has(mail, "The diary of the year 1450");
 	/* the order of play for 1451, rolled as 1450 ended, has him in its
-	 * roll: he enters when 1451 begins (rules 1.2, 1.4) */
-	const char *order = strstr(mail, "The order of play for 1451");
+	 * roll: he enters when 1451 begins (rules 1.2, 1.4); the diary points
+	 * to the sequence of play in the same mail, which lists it */
+	assert_has(mail, "The order of play for 1451, rolled as 1450 ended (with the dice of "
+			 "1450), is in \"The sequence of play\" below.");
+	const char *order = strstr(mail, "The sequence of play for 1451, rolled at the end of 1450");
 	assert_non_null(order);
 	const char *delta_at = strstr(order, "Deltaland"), *order_end = strstr(order, "\n\n");
 	assert_true(delta_at && (!order_end || delta_at < order_end));

@@ -318,8 +318,12 @@ static void test_early_order_keeps_its_destination(void **state)
 	assert_int_equal(c->players[1].location, 5); /* Calais -> Picardy, one stage */
 	campaign_free(c);
 	char *text = NULL;
-	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Your turn", &text), 1);
-	assert_has(text, "Your movement order is already in: it is being carried out now.");
+	/* the turn was opened and played at once: its report tells it, once
+	 * (no "Your turn" beside it saying the report is in the mail) */
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 Your turn", NULL), 0);
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The turn of France", &text), 1);
+	assert_has(text, "  France orders: INVADE Picardy\n");
+	assert_has(text, "  France moves from Calais to Picardy (1 stage).\n");
 	assert_has_not(text, "cannot be carried out");
 	free(text);
 	/* nothing was refused: no such mail */
@@ -676,12 +680,16 @@ static void test_undo_and_corrections(void **state)
 	assert_has(text, "Corrected: this mail replaces the one sent on Fri 15 Jan 2027 11:00 CET "
 			 "under the same subject: the organiser undid France's turn and it "
 			 "was played again.\nWhat changed:\n"
-			 "  was: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
+			 "  was: If you recruit nothing, send NO MOVE (in the recruitment phase it "
+			 "means that you recruit nothing), so that the phase need not wait for the "
+			 "deadline. Your orders apply at Mon 18 Jan "
 			 "2027 11:00 CET, or as soon as every player has sent theirs. The reply to your "
 			 "orders counts every line against the allowance (a general from the reserve "
 			 "too) and refuses at once what cannot be paid for; what it accepts is carried "
 			 "out.\n"
-			 "  now: Send NO MOVE if you recruit nothing. Your orders apply at Mon 18 Jan "
+			 "  now: If you recruit nothing, send NO MOVE (in the recruitment phase it "
+			 "means that you recruit nothing), so that the phase need not wait for the "
+			 "deadline. Your orders apply at Mon 18 Jan "
 			 "2027 13:00 CET, or as soon as every player has sent theirs.");
 	assert_true(strncmp(text, "Corrected: ", 11) == 0); /* the first line */
 	free(text);
@@ -870,22 +878,25 @@ static void test_steps_over_in_the_same_run(void **state)
 	const char *ask = strstr(fr->text, "Send your movement option before ");
 	assert_true(ask && ask < rule);
 	assert_null(strstr(ask + 1, "Send your movement option"));
-	assert_true(merged_into(fr->text, "Your turn (1450)"));
-	assert_has(strstr(fr->text, "\nYour turn (1450)\n"),
-		   "Test Marches, 1450: your turn, France\n\nIt is your turn (2 in the sequence "
-		   "of play).\nYour movement order is already in: it is being carried out now. "
-		   "The turn report is in this mail.\n");
+	/* France's turn of 1450, opened and played in this run, is told once:
+	 * by its report, not again as a turn that says its report is here */
+	assert_false(merged_into(fr->text, "Your turn (1450)"));
+	assert_has_not(fr->text, "your turn, France\n\nIt is your turn (2nd of 2");
+	assert_has_not(fr->text, "The turn report is in this mail.");
+	assert_has_not(fr->text, "will follow");
 	assert_true(merged_into(fr->text, "The turn of France (1450)"));
+	assert_has(strstr(fr->text, "\nThe turn of France (1450)\n"), "  France orders: NO MOVE\n");
 	/* the recruitment that is over: news, nothing asked */
 	const char *rec = strstr(fr->text, "\nRecruitment (1450)\n");
 	assert_non_null(rec);
 	assert_has(rec, "The campaign phase is over, and so is the recruitment phase: no order "
 			"was awaited any more, and the orders in were carried out at once.");
-	assert_has_not(fr->text, "Send NO MOVE if you recruit nothing");
+	assert_has_not(fr->text, "If you recruit nothing, send NO MOVE");
 	assert_has_not(fr->text, "DISMISS <n> <element>");
 	assert_has_not(fr->text, "RECRUIT <n>");
 	/* 1451's turn is open: the sequence says so */
-	assert_has(fr->text, "You play 1 of 2 in 1451.\nYour turn begins now.\n");
+	assert_has(fr->text, "You play 1st of 2 in 1451.\nYour turn begins now.\n");
+	assert_has(fr->text, "It is your turn (1st of 2 in the sequence of play).\n");
 
 	/* Burgundy: nothing open for him, so no part asks and none that is
 	 * over leads: the acknowledgement of his mail does, the diary and
@@ -894,7 +905,7 @@ static void test_steps_over_in_the_same_run(void **state)
 	assert_true(merged_into(bu->text, "The year's diary"));
 	assert_true(merged_into(bu->text, "Recruitment"));
 	assert_has(bu->text, "The campaign phase is over, and so is the recruitment phase");
-	assert_has_not(bu->text, "Send NO MOVE if you recruit nothing");
+	assert_has_not(bu->text, "If you recruit nothing, send NO MOVE");
 	assert_has_not(bu->text, "DISMISS <n> <element>");
 	assert_has_not(bu->text, "Send your movement option");
 	assert_has_not(bu->text, "Your turn begins now.");
@@ -905,6 +916,88 @@ static void test_steps_over_in_the_same_run(void **state)
 			     "2), try 1, die 1: ");
 	assert_has(bu->text, "  #2 (recruitment) the sequence of play of 1451, place 2 of 2 "
 			     "(drawn among 2), try 1, die 1: ");
+}
+
+/* How many times `needle` is in `text`. */
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The last mail `to` received after inbox[from]; NULL: none. */
+static const struct received *last_to(const char *to, size_t from)
+{
+	const struct received *r = NULL;
+	for (size_t i = from; i < n_inbox; i++)
+		if (strcmp(inbox[i].to, to) == 0)
+			r = &inbox[i];
+	return r;
+}
+
+/* Club findings 11, 13 and 24 (issue 13): a mail made of several parts
+ * says each thing once, what the reader must act on leads, no part says
+ * that another one will follow when it is in the same mail, places read
+ * "1st of 2" everywhere and an empty year so far is not announced. At the
+ * start Burgundy, who plays first, is told his turn and the sequence of
+ * play in one mail; when his NO MOVE is carried out, France is told
+ * Burgundy's turn and her own in one mail. */
+static void test_merged_mail_says_each_thing_once(void **state)
+{
+	struct test_engine *f = *state;
+	size_t before = n_inbox;
+	start(f, NOW);
+	const struct received *bu = last_to(BURGUNDY, before);
+	assert_non_null(bu);
+	assert_int_equal(count_of(bu->text, MERGED_RULE "\n"), 2); /* 3 parts */
+	assert_string_equal(bu->subject, "[TestMarches] 1450 \u00b7 Your turn");
+	assert_true(merged_into(bu->text, "The sequence of play"));
+	assert_true(strstr(bu->text, "Send your movement option before ") <
+		    strstr(bu->text, MERGED_RULE));
+	assert_int_equal(count_of(bu->text, "Where everyone stands"), 1);
+	assert_int_equal(count_of(bu->text, "  France: field army of "), 1);
+	assert_has_not(bu->text, "What has happened this year so far:");
+	assert_has(bu->text, "It is your turn (1st of 2 in the sequence of play).\n");
+	assert_has(bu->text, "You play 1st of 2 in 1450.\nYour turn begins now.\n");
+	/* the organiser's note says the start once, as a sentence */
+	assert_true(merged_into(bu->text, "The organiser: the campaign starts"));
+	/* in the order things happened: the start, then the sequence it drew */
+	assert_true(strstr(bu->text, MERGED_RULE "\nThe organiser: the campaign starts\n") <
+		    strstr(bu->text, MERGED_RULE "\nThe sequence of play\n"));
+	assert_int_equal(count_of(bu->text, "The campaign has started.\n"), 1);
+	assert_has_not(bu->text, "The campaign starts.");
+	assert_has_not(bu->text, "\nThe campaign has started\n");
+
+	/* France's password sent again, twice: her own mail, no news of the
+	 * year for anyone (club finding 15) */
+	act(f, ENGINE_ACT_INVITE, "france", 0, NOW + HOUR / 2);
+	act(f, ENGINE_ACT_INVITE, "france", 0, NOW + HOUR / 2);
+	before = n_inbox;
+	free(orders(f, "burgundy", "NO MOVE\n", NOW + HOUR));
+	const struct received *fr = last_to(FRANCE, before);
+	assert_non_null(fr);
+	assert_string_equal(fr->subject, "[TestMarches] 1450 \u00b7 Your turn");
+	const char *rule = strstr(fr->text, MERGED_RULE "\n");
+	const char *ask = strstr(fr->text, "Send your movement option before ");
+	assert_true(ask && rule && ask < rule);
+	assert_true(merged_into(fr->text, "The turn of Burgundy"));
+	assert_has(fr->text, "It is your turn (2nd of 2 in the sequence of play).\n");
+	/* Burgundy's turn is told by its report, not again in the year so
+	 * far, which tells only what came before it */
+	assert_int_equal(count_of(fr->text, "  Burgundy orders: NO MOVE\n"), 1);
+	assert_int_equal(count_of(fr->text, "  Burgundy does not move this year.\n"), 1);
+	assert_true(strstr(fr->text, "  Burgundy orders: NO MOVE\n") > rule);
+	assert_has(fr->text, "What happened this year before the turns told in this mail:\n"
+			     "  The organiser started the campaign.\n");
+	assert_has_not(fr->text, "What has happened this year so far:");
+	assert_has_not(fr->text, "invitations");
+	assert_has_not(fr->text, "  The organiser sent");
+	/* the standings once, as they stand now */
+	assert_int_equal(count_of(fr->text, "Where everyone stands"), 1);
+	assert_int_equal(count_of(fr->text, "  France: field army of "), 1);
+	assert_has_not(fr->text, "will follow");
 }
 
 /* The year's last step undone and played again: the diary made again finds
@@ -1021,6 +1114,7 @@ int main(void)
 		T(test_standing_order_cost, setup_far),
 		T(test_retreat_with_only_the_forbidden_province, setup),
 		T(test_undo_and_the_diary, setup),
+		T(test_merged_mail_says_each_thing_once, setup),
 		T(test_ack_leads_the_year_mail, setup),
 		T(test_contingent_that_cannot_reach, setup_apart),
 		T(test_contingent_that_can_reach, setup),
