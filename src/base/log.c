@@ -8,16 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static enum log_level current_level = LOG_LEVEL_INFO;
 static bool to_syslog;
 /* Lines get a timestamp once log_init ran (the daemon), unless systemd's
- * journal, which stamps every line itself, is reading stderr. A program that
- * never calls log_init (the command-line tool) prints plain lines. */
+ * journal, which stamps every line itself, is reading stderr: JOURNAL_STREAM
+ * names the journal's stream ("device:inode") and stderr is that stream (a
+ * program started from a shell of a desktop session inherits the variable
+ * with stderr elsewhere). A program that never calls log_init (the
+ * command-line tool) prints plain lines. */
 static bool stamp_lines;
 static char ident_buf[64] = "campaignd";
 static char *context;
+
+static bool stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	char end;
+	struct stat st;
+	if (!js || sscanf(js, "%llu:%llu%c", &dev, &ino, &end) != 2 || fstat(2, &st) != 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
 
 void log_init(const char *ident, enum log_level level, bool use_syslog)
 {
@@ -26,8 +41,7 @@ void log_init(const char *ident, enum log_level level, bool use_syslog)
 	if (to_syslog && !use_syslog)
 		closelog();
 	to_syslog = use_syslog;
-	const char *js = getenv("JOURNAL_STREAM");
-	stamp_lines = !(js && *js);
+	stamp_lines = !stderr_is_journal();
 	if (use_syslog)
 		openlog(ident_buf, LOG_PID, LOG_DAEMON);
 }

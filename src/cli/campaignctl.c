@@ -85,11 +85,30 @@ static void help(FILE *out)
 {
 	fprintf(out, "usage: campaignctl COMMAND [ARGS]\n\n"
 		     "The organiser's tool for a campaignd campaign.\n\nCommands:\n");
-	for (size_t i = 0; commands[i]; i++)
-		fprintf(out, "  %-48s %s\n", commands[i]->usage, commands[i]->summary);
+	/* a name and what it does, wrapped to 79 columns; each command's
+	 * synopsis is in its own --help */
+	for (size_t i = 0; commands[i]; i++) {
+		const char *s = commands[i]->summary;
+		fprintf(out, "  %-15s", commands[i]->name);
+		while (*s) {
+			size_t n = strlen(s), cut = n;
+			if (n > 61)
+				for (cut = 61; cut > 0 && s[cut] != ' '; cut--)
+					;
+			if (cut == 0)
+				cut = n;
+			fprintf(out, " %.*s\n", (int)cut, s);
+			s += cut;
+			while (*s == ' ')
+				s++;
+			if (*s)
+				fprintf(out, "%17s", "");
+		}
+	}
 	fprintf(out, "\nOptions:\n"
 		     "  -c, --config CONFIG  before the command: the campaign whose configuration\n"
-		     "                       is CONFIG, a file or a name (club: " CONFDIR "/club.conf);\n"
+		     "                       is CONFIG, a file or a name\n"
+		     "                       (club: " CONFDIR "/club.conf);\n"
 		     "                       every command taking -d DB takes -c CONFIG as well\n"
 		     "  -h, --help           show this help\n"
 		     "  -V, --version        show the version\n\n"
@@ -140,7 +159,8 @@ int main(int argc, char **argv)
 		argc -= 1;
 		argv += 1;
 	}
-	if (strcmp(argv[1], "help") == 0 && argc == 3) {
+	if (strcmp(argv[1], "help") == 0 && argc == 3 && strcmp(argv[2], "help") != 0 &&
+	    strcmp(argv[2], "--help") != 0 && strcmp(argv[2], "-h") != 0) {
 		const struct ctl_command *cmd = find(argv[2]);
 		if (!cmd) {
 			fprintf(stderr, "campaignctl help: unknown command \"%s\" (see campaignctl --help)\n",
@@ -174,6 +194,9 @@ int main(int argc, char **argv)
 	static char prog[64];
 	snprintf(prog, sizeof prog, "campaignctl %s", cmd->name);
 	ctl_prog = prog;
+	/* getopt's own messages (an unknown option) name the program and
+	 * the subcommand, as every other error does */
+	argv[1] = prog;
 	if (!config)
 		return run_command(cmd, argc - 1, argv + 1);
 	if (!takes_config(cmd)) {
@@ -183,7 +206,7 @@ int main(int argc, char **argv)
 	/* as COMMAND -c CONFIG ARGS */
 	int n = argc - 1;
 	char **args = xcalloc((size_t)n + 3, sizeof *args);
-	args[0] = argv[1];
+	args[0] = prog;
 	args[1] = (char *)"-c";
 	args[2] = (char *)config;
 	for (int i = 1; i < n; i++)

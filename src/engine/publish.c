@@ -189,6 +189,61 @@ static json_t *comments_for_year(struct site *s, int year)
 	return comments;
 }
 
+/* The year's state as the store holds it; false (and `st` initialised)
+ * when there is none yet or it cannot be read. Free with year_state_free. */
+static bool read_year_state(struct site *s, struct year_state *st)
+{
+	char *text = NULL, *err = NULL;
+	json_t *doc = NULL;
+	if (store_year_state_get(s->store, &text, &err) == STORE_OK && text)
+		doc = json_loads(text, 0, NULL);
+	free(text);
+	free(err);
+	err = NULL;
+	bool read = false;
+	if (doc)
+		read = year_state_from_json(st, doc, s->c, &err) == 0; /* initialises st */
+	else
+		year_state_init(st);
+	free(err);
+	json_decref(doc);
+	return read;
+}
+
+/* The year under way: its turns still to come are not quiet turns, and its
+ * map is not yet the one at its end. Marks each turn of data's "turns"
+ * "to_come" or "playing_now" (the turn being played, nothing written in it
+ * yet), and data "year_under_way"; returns whether the year is under way. */
+static bool mark_year_under_way(struct site *s, json_t *data, int year)
+{
+	struct year_state st;
+	bool read = read_year_state(s, &st);
+	bool under_way = read && year == s->c->year && st.step != YEAR_IDLE &&
+			 st.step != YEAR_ENDED;
+	bool campaigning = st.step == YEAR_TURN || st.step == YEAR_DECISION ||
+			   st.step == YEAR_BATTLE;
+	size_t k;
+	json_t *turn;
+	json_array_foreach(under_way && campaigning ? json_object_get(data, "turns") : NULL, k,
+			   turn) {
+		const char *key = json_string_value(
+			json_object_get(json_object_get(turn, "player"), "key"));
+		size_t at = st.sequence_len;
+		for (size_t i = 0; i < st.sequence_len && key; i++)
+			if (st.sequence[i] >= 0 && (size_t)st.sequence[i] < s->c->player_count &&
+			    strcmp(s->c->players[st.sequence[i]].key, key) == 0)
+				at = i;
+		bool empty = json_array_size(json_object_get(turn, "events")) == 0;
+		if (at == st.sequence_len || at < st.turn || !empty)
+			continue;
+		json_object_set_new(turn, "quiet", json_false());
+		json_object_set_new(turn, at == st.turn ? "playing_now" : "to_come", json_true());
+	}
+	json_object_set_new(data, "year_under_way", json_boolean(under_way));
+	year_state_free(&st);
+	return under_way;
+}
+
 /* The diary of `year` with the campaign as it stood at its end, its map,
  * and the fields every page has. *map_out gets the map (caller frees). */
 static json_t *year_page_data(struct site *s, int year, char **map_out)
@@ -225,7 +280,9 @@ static json_t *year_page_data(struct site *s, int year, char **map_out)
 	map_svg_options_default(&mo);
 	/* Troops of an earlier year are not in the events: no AP badges. */
 	mo.show_armies = !rewound;
-	char *title = xasprintf("%s, end of %d", s->c->name ? s->c->name : "Campaign", year);
+	bool under_way = mark_year_under_way(s, data, year);
+	char *title = xasprintf(under_way ? "%s, %d so far" : "%s, end of %d",
+				s->c->name ? s->c->name : "Campaign", year);
 	mo.title = title;
 	json_t *marks = diary_map_marks(s->c, s->events, year);
 	mo.marks = marks;
@@ -381,19 +438,8 @@ static json_t *latest_entries(const json_t *diary)
 static json_t *standing_now(struct site *s)
 {
 	json_t *now = json_object();
-	char *text = NULL, *err = NULL;
-	json_t *doc = NULL;
-	if (store_year_state_get(s->store, &text, &err) == STORE_OK && text)
-		doc = json_loads(text, 0, NULL);
-	free(text);
-	free(err);
 	struct year_state st;
-	err = NULL;
-	bool read = false;
-	if (doc)
-		read = year_state_from_json(&st, doc, s->c, &err) == 0; /* initialises st */
-	else
-		year_state_init(&st);
+	bool read = read_year_state(s, &st);
 	if (!read || st.step == YEAR_IDLE) {
 		json_object_set_new(now, "started", json_false());
 	} else if (st.step == YEAR_ENDED) {
@@ -419,10 +465,42 @@ static json_t *standing_now(struct site *s)
 								      when, sizeof when)));
 		}
 	}
-	free(err);
 	year_state_free(&st);
-	json_decref(doc);
 	return now;
+}
+
+/* The front page's latest entries: those of `data` (the diary of `year`),
+ * else of the latest earlier year that has some, so that a year just begun
+ * shows how the one before ended. Sets data's "latest", "latest_year",
+ * "latest_href" and "latest_earlier" (not the year of `data`). */
+static int front_latest(struct site *s, json_t *data, int year)
+{
+	json_t *latest = latest_entries(data);
+	int from = year, rc = 0;
+	for (size_t i = json_array_size(s->years); rc == 0 && !json_array_size(latest) && i-- > 0;) {
+		int y = (int)json_integer_value(json_array_get(s->years, i));
+		if (y >= year)
+			continue;
+		json_t *evs = year_events(s->events, y);
+		json_t *comments = comments_for_year(s, y);
+		json_t *dice = dice_for_year(s, y);
+		json_t *d = diary_year_json(s->c, evs, y, comments, dice);
+		json_decref(evs);
+		json_decref(comments);
+		json_decref(dice);
+		rc = add_all_texts(s, d);
+		json_decref(latest);
+		latest = latest_entries(d);
+		from = y;
+		json_decref(d);
+	}
+	char page[64];
+	year_name(page, sizeof page, "year-", from, ".html");
+	json_object_set_new(data, "latest_href", json_string(page));
+	json_object_set_new(data, "latest_year", json_integer(from));
+	json_object_set_new(data, "latest_earlier", json_boolean(from != year));
+	json_object_set_new(data, "latest", latest);
+	return rc;
 }
 
 static int publish_index(struct site *s)
@@ -438,14 +516,12 @@ static int publish_index(struct site *s)
 	json_decref(comments);
 	json_decref(dice);
 	int rc = add_all_texts(s, data);
-	json_object_set_new(data, "latest", latest_entries(data));
+	if (rc == 0)
+		rc = front_latest(s, data, year);
 	json_object_set_new(data, "current_year", json_integer(s->c->year));
 	json_object_set_new(data, "phase", json_string(campaign_phase_name(s->c->phase)));
 	json_object_set_new(data, "now", standing_now(s));
 	json_object_set(data, "years", s->nav);
-	char page[64];
-	year_name(page, sizeof page, "year-", year, ".html");
-	json_object_set_new(data, "latest_href", json_string(page));
 	json_object_set_new(data, "has_years", json_boolean(json_array_size(s->years) > 0));
 
 	struct map_svg_options mo;

@@ -1,5 +1,5 @@
 /* Unit tests for the log: lines to stderr carry a timestamp unless the
- * journal (JOURNAL_STREAM) adds its own. */
+ * journal (JOURNAL_STREAM naming stderr's stream) adds its own. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -9,13 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "base/log.h"
 
-/* Runs one log_warn with stderr sent to a temporary file; returns the line. */
-static void capture(char *out, size_t size)
+enum journal { NO_JOURNAL, JOURNAL_IS_STDERR, JOURNAL_ELSEWHERE };
+
+/* Runs one log_warn with stderr sent to a temporary file, JOURNAL_STREAM
+ * unset, naming that file or another stream; returns the line. */
+static void capture(char *out, size_t size, enum journal journal)
 {
 	char path[] = "test_log_XXXXXX";
 	int fd = mkstemp(path);
@@ -24,7 +28,17 @@ static void capture(char *out, size_t size)
 	int saved = dup(2);
 	assert_true(saved >= 0);
 	assert_int_equal(dup2(fd, 2), 2);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	char js[64];
+	snprintf(js, sizeof js, "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino + (journal == JOURNAL_ELSEWHERE));
+	if (journal == NO_JOURNAL)
+		unsetenv("JOURNAL_STREAM");
+	else
+		setenv("JOURNAL_STREAM", js, 1);
 	log_init("campaignd", LOG_LEVEL_INFO, false);
+	unsetenv("JOURNAL_STREAM");
 	log_warn("queue of %d mails", 3);
 	fflush(stderr);
 	assert_int_equal(dup2(saved, 2), 2);
@@ -38,12 +52,8 @@ static void capture(char *out, size_t size)
 	unlink(path);
 }
 
-static void test_stamped_on_terminal(void **state)
+static void assert_stamped(const char *line)
 {
-	(void)state;
-	char line[256];
-	unsetenv("JOURNAL_STREAM");
-	capture(line, sizeof line);
 	/* 2026-03-01T09:00:00+0100 campaignd: warning: queue of 3 mails */
 	int y, mo, d, h, mi, s;
 	char sign;
@@ -55,13 +65,29 @@ static void test_stamped_on_terminal(void **state)
 	assert_string_equal(rest, " campaignd: warning: queue of 3 mails\n");
 }
 
+static void test_stamped_on_terminal(void **state)
+{
+	(void)state;
+	char line[256];
+	capture(line, sizeof line, NO_JOURNAL);
+	assert_stamped(line);
+}
+
+/* A shell of a desktop session passes JOURNAL_STREAM on with stderr
+ * elsewhere: the lines are stamped. */
+static void test_stamped_when_journal_is_elsewhere(void **state)
+{
+	(void)state;
+	char line[256];
+	capture(line, sizeof line, JOURNAL_ELSEWHERE);
+	assert_stamped(line);
+}
+
 static void test_plain_under_journal(void **state)
 {
 	(void)state;
 	char line[256];
-	setenv("JOURNAL_STREAM", "8:12345", 1);
-	capture(line, sizeof line);
-	unsetenv("JOURNAL_STREAM");
+	capture(line, sizeof line, JOURNAL_IS_STDERR);
 	assert_string_equal(line, "campaignd: warning: queue of 3 mails\n");
 }
 
@@ -69,6 +95,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stamped_on_terminal),
+		cmocka_unit_test(test_stamped_when_journal_is_elsewhere),
 		cmocka_unit_test(test_plain_under_journal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
