@@ -237,6 +237,61 @@ static void test_failed_mail_leaves_no_part(void **state)
 	assert_has_not(inbox[at].text, "Your battle result");
 }
 
+/* A run of three: Burgundy's report, the organiser's decision (France's
+ * turn opens), and the organiser's corrected result, which takes the step
+ * back (the mails held so far are queued so that the correction can find
+ * them) and then fails in the database. Its rollback takes those queued
+ * mails out of the outbox again: they are held again and leave with the
+ * run, Burgundy's reply with the turn of France, once, uncorrected. */
+static void test_failed_correction_keeps_earlier_mails(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_paris(f);
+	size_t before = n_inbox;
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	char *trigger = xasprintf("CREATE TRIGGER fail_j BEFORE INSERT ON inbound"
+				  " WHEN NEW.message_id = '<j%u@example.org>'"
+				  " BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END",
+				  f->uid + 3);
+	assert_int_equal(sqlite3_exec(db, trigger, NULL, NULL, NULL), SQLITE_OK);
+	free(trigger);
+	sqlite3_close(db);
+	char *err = NULL;
+	assert_int_equal(engine_batch_begin(f->engine, &err), 0);
+	const char *from[] = {BURGUNDY, ORGANISER, ORGANISER};
+	const char *body[] = {"PLAYER burgundy " BURGUNDY_PW "\nBATTLE AT Paris\nWINNER france\n",
+			      "ORGANISER " ORGANISER_PW "\nBATTLE AT Paris\nWINNER france\n",
+			      "ORGANISER " ORGANISER_PW "\nBATTLE AT Paris\nWINNER burgundy\n"};
+	for (size_t i = 0; i < 3; i++) {
+		char *raw = raw_mail(f, from[i], body[i]);
+		struct engine_outcome out;
+		int rc = engine_process_mail(f->engine, 1, f->uid, raw, strlen(raw), NOW + HOUR,
+					     false, &out, &err);
+		if (i == 2) {
+			assert_int_equal(rc, -1);
+			assert_has(err, "disk full");
+			free(err);
+			err = NULL;
+		} else {
+			assert_int_equal(rc, 0);
+			engine_outcome_free(&out);
+		}
+		free(raw);
+	}
+	assert_int_equal(engine_batch_commit(f->engine, &err), 0);
+	maildir_flush(f, NOW + HOUR);
+	size_t at = 0;
+	assert_int_equal(received(BURGUNDY, before, &at), 1);
+	assert_has(inbox[at].subject, "Re: orders");
+	assert_has_not(inbox[at].subject, "Corrected");
+	assert_has(inbox[at].text, "Your battle result was recorded");
+	assert_true(maildir_merged_into(inbox[at].text, "The turn of France"));
+	assert_has_not(inbox[at].text, "Corrected");
+	assert_int_equal(received(FRANCE, before, &at), 1);
+	assert_has(inbox[at].subject, "Your turn");
+}
+
 /* A run rolled back whole (its commit never made) sends nothing. */
 static void test_rolled_back_run_sends_nothing(void **state)
 {
@@ -264,6 +319,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reply_joins_what_later_mails_caused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_mail_leaves_no_part, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_correction_keeps_earlier_mails, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_rolled_back_run_sends_nothing, setup,
 						teardown),
 	};
