@@ -919,10 +919,7 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 	if ((grouped ? store_savepoint(e->store, errstr) : store_begin(e->store, errstr)) !=
 	    STORE_OK)
 		goto out_free;
-	/* in a group, what it causes is held to the group's end */
-	held = grouped && engine_fold_batched(e);
-	if (held)
-		engine_fold_mail_begin(e, now);
+	held = engine_fold_mail_begin(e, grouped, now); /* to the group's end */
 	bool seen = false;
 	if (store_inbound_seen(e->store, e->mailbox, uidvalidity, uid, msgid, &seen, errstr) !=
 	    STORE_OK)
@@ -983,10 +980,7 @@ fail:
 		store_rollback(e->store);
 	e->publish_due = grouped && store_in_transaction(e->store) ? publish_was_due : false;
 out_free:
-	if (held && !store_in_transaction(e->store))
-		engine_fold_end(e); /* the database rolled the whole group back */
-	else if (held)
-		engine_fold_mail_end(e, rc == 0 && !dry_run);
+	engine_fold_mail_end(e, rc == 0 && !dry_run);
 	if (rc != 0)
 		engine_outcome_free(out); /* nothing happened: nothing to report */
 	campaign_free(c);

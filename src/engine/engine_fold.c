@@ -114,25 +114,27 @@ void engine_fold_batch_begin(struct engine *e)
 	e->fold->batch = true;
 }
 
-bool engine_fold_batched(const struct engine *e)
-{
-	return e->fold && e->fold->batch;
-}
-
-void engine_fold_mail_begin(struct engine *e, int64_t now)
+bool engine_fold_mail_begin(struct engine *e, bool grouped, int64_t now)
 {
 	struct engine_fold *f = e->fold;
+	if (!grouped || !f || !f->batch)
+		return false;
 	f->tag++;
 	f->now = now;
 	f->in_mail = true;
+	return true;
 }
 
 void engine_fold_mail_end(struct engine *e, bool kept)
 {
 	struct engine_fold *f = e->fold;
-	if (!f || !f->batch)
+	if (!f || !f->batch || !f->in_mail)
 		return;
 	f->in_mail = false;
+	if (!store_in_transaction(e->store)) {
+		engine_fold_end(e); /* the database rolled the whole group back */
+		return;
+	}
 	if (kept) {
 		/* its secrets, for the check when its replies are queued */
 		for (size_t i = 0; i < e->secret_count; i++) {

@@ -177,13 +177,13 @@ void engine_fold_end(struct engine *e);
 /* Held for a group of mails (engine_batch_begin to its commit): what each
  * mail causes (engine_fold_hold) and the reply to it (engine_fold_reply,
  * which then gives *body_out the reply's own text) are held between
- * engine_fold_mail_begin and engine_fold_mail_end, which drops them unless
- * `kept` (its savepoint released); engine_fold_flush queues all of them
- * before the commit, one mail a person: each reply with the year's mails
- * that follow it. */
+ * engine_fold_mail_begin (true when `grouped` and the group holds them)
+ * and engine_fold_mail_end, which drops them unless `kept` (its savepoint
+ * released; all is dropped when the whole group was rolled back);
+ * engine_fold_flush queues all of them before the commit, one mail a
+ * person: each reply with the year's mails that follow it. */
 void engine_fold_batch_begin(struct engine *e);
-bool engine_fold_batched(const struct engine *e);
-void engine_fold_mail_begin(struct engine *e, int64_t now);
+bool engine_fold_mail_begin(struct engine *e, bool grouped, int64_t now);
 void engine_fold_mail_end(struct engine *e, bool kept);
 
 /* The secrets of the mail being processed (outbox.c): engine_secret_add
