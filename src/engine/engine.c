@@ -914,11 +914,12 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 
 	/* Inside a group (engine_batch_begin): a savepoint of its own, so
 	 * that this mail fails alone; else a transaction of its own. */
-	bool grouped = store_in_transaction(e->store);
+	bool grouped = store_in_transaction(e->store), held = false;
 	bool publish_was_due = e->publish_due;
 	if ((grouped ? store_savepoint(e->store, errstr) : store_begin(e->store, errstr)) !=
 	    STORE_OK)
 		goto out_free;
+	held = engine_fold_mail_begin(e, grouped, now); /* to the group's end */
 	bool seen = false;
 	if (store_inbound_seen(e->store, e->mailbox, uidvalidity, uid, msgid, &seen, errstr) !=
 	    STORE_OK)
@@ -931,12 +932,14 @@ int engine_process_mail(struct engine *e, uint32_t uidvalidity, uint32_t uid, co
 			goto fail;
 		struct process p = {e, &info, raw, len, uid, now, c, out, NULL, false, false, NULL};
 		/* the year's mails it causes: one a person (engine_fold.c) */
-		engine_fold_begin(e, now);
+		if (!held)
+			engine_fold_begin(e, now);
 		int applied = apply_mail(&p, errstr);
 		free(p.subject);
-		if (applied == 0)
+		if (applied == 0 && !held)
 			applied = engine_fold_flush(e, errstr);
-		engine_fold_end(e);
+		if (!held)
+			engine_fold_end(e);
 		if (applied != 0)
 			goto fail;
 		struct store_inbound row = {
@@ -977,6 +980,7 @@ fail:
 		store_rollback(e->store);
 	e->publish_due = grouped && store_in_transaction(e->store) ? publish_was_due : false;
 out_free:
+	engine_fold_mail_end(e, rc == 0 && !dry_run);
 	if (rc != 0)
 		engine_outcome_free(out); /* nothing happened: nothing to report */
 	campaign_free(c);

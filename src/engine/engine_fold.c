@@ -4,13 +4,23 @@
  * own mail leads (engine_fold_reply), else the held mail that leads by
  * rank (engine_fold_flush); the others follow under their subjects as
  * headings, as a merged year mail (engine_year_mail.c) does, and keep their
- * places in the Message-ID for a correction after an undo. */
+ * places in the Message-ID for a correction after an undo.
+ *
+ * In a group of mails applied in one transaction (engine_batch_begin) the
+ * fold is held for the whole group: each held mail, and each reply, is
+ * tagged with the mail of the group that caused it and dropped when that
+ * mail's savepoint rolls back; all are queued when the group ends, before
+ * its commit. A person's reply to his own mail still leads and still says
+ * what his mail did; the year's mails other mails of the group caused for
+ * him follow it in the order they were made (each already led by what he
+ * must act on, queue_merged), so one run brings him one mail. */
 #include "config.h"
 
 #include "engine/engine.h"
 #include "engine/engine_p.h"
 #include "base/util.h"
 
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -22,12 +32,29 @@ struct fold_mail {
 	size_t n_att;
 	enum mail_auto_submitted auto_submitted;
 	int year, rank;
+	int tag;       /* the mail of the group that caused it */
+	bool is_reply; /* a reply held to the end of the group */
+	char *reply_id, *reply_refs; /* what it answers (In-Reply-To) */
+};
+
+struct fold_secret {
+	int tag;
+	char *s;
 };
 
 struct engine_fold {
 	int64_t now;
 	struct fold_mail *m;
 	size_t n, cap;
+	/* held for a group of mails: the mail being processed (tag), the
+	 * mails queued while it is (back in m if it rolls back), and the
+	 * secrets of the mails kept (for the check when they are queued) */
+	bool batch, in_mail;
+	int tag;
+	struct fold_mail *spent;
+	size_t n_spent, cap_spent;
+	struct fold_secret *sec;
+	size_t n_sec, cap_sec;
 };
 
 static void fold_mail_free(struct fold_mail *m)
@@ -38,6 +65,8 @@ static void fold_mail_free(struct fold_mail *m)
 	free(m->tpl);
 	free(m->token);
 	free(m->html_template);
+	free(m->reply_id);
+	free(m->reply_refs);
 	json_decref(m->data);
 	for (size_t i = 0; i < m->n_att; i++) {
 		free((char *)m->att[i].filename);
@@ -54,15 +83,92 @@ void engine_fold_begin(struct engine *e, int64_t now)
 	e->fold->now = now;
 }
 
+static void secret_free(struct fold_secret *s)
+{
+	sodium_memzero(s->s, strlen(s->s));
+	free(s->s);
+}
+
 void engine_fold_end(struct engine *e)
 {
-	if (!e->fold)
+	struct engine_fold *f = e->fold;
+	if (!f)
 		return;
-	for (size_t i = 0; i < e->fold->n; i++)
-		fold_mail_free(&e->fold->m[i]);
-	free(e->fold->m);
-	free(e->fold);
+	for (size_t i = 0; i < f->n; i++)
+		fold_mail_free(&f->m[i]);
+	for (size_t i = 0; i < f->n_spent; i++)
+		fold_mail_free(&f->spent[i]);
+	for (size_t i = 0; i < f->n_sec; i++)
+		secret_free(&f->sec[i]);
+	free(f->m);
+	free(f->spent);
+	free(f->sec);
+	free(f);
 	e->fold = NULL;
+}
+
+void engine_fold_batch_begin(struct engine *e)
+{
+	engine_fold_end(e);
+	e->fold = xcalloc(1, sizeof *e->fold);
+	e->fold->batch = true;
+}
+
+bool engine_fold_mail_begin(struct engine *e, bool grouped, int64_t now)
+{
+	struct engine_fold *f = e->fold;
+	if (!grouped || !f || !f->batch)
+		return false;
+	f->tag++;
+	f->now = now;
+	f->in_mail = true;
+	return true;
+}
+
+void engine_fold_mail_end(struct engine *e, bool kept)
+{
+	struct engine_fold *f = e->fold;
+	if (!f || !f->batch || !f->in_mail)
+		return;
+	f->in_mail = false;
+	if (!store_in_transaction(e->store)) {
+		engine_fold_end(e); /* the database rolled the whole group back */
+		return;
+	}
+	if (kept) {
+		/* its secrets, for the check when its replies are queued */
+		for (size_t i = 0; i < e->secret_count; i++) {
+			grow_array((void **)&f->sec, &f->cap_sec, f->n_sec + 1, sizeof *f->sec);
+			f->sec[f->n_sec++] = (struct fold_secret){f->tag, xstrdup(e->secrets[i])};
+		}
+		for (size_t i = 0; i < f->n_spent; i++)
+			fold_mail_free(&f->spent[i]);
+		f->n_spent = 0;
+		return;
+	}
+	/* rolled back: what it caused goes; what earlier mails caused and
+	 * was queued while it was processed (an undo's flush) is held again */
+	struct fold_mail *m = f->spent;
+	size_t n = 0, cap = f->cap_spent;
+	for (size_t i = 0; i < f->n_spent; i++)
+		if (f->spent[i].tag == f->tag)
+			fold_mail_free(&f->spent[i]);
+		else
+			m[n++] = f->spent[i];
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->m[i].tag == f->tag) {
+			fold_mail_free(&f->m[i]);
+			continue;
+		}
+		grow_array((void **)&m, &cap, n + 1, sizeof *m);
+		m[n++] = f->m[i];
+	}
+	free(f->m);
+	f->m = m;
+	f->n = n;
+	f->cap = cap;
+	f->spent = NULL;
+	f->n_spent = f->cap_spent = 0;
 }
 
 static char *dup_or_null(const char *s)
@@ -70,11 +176,8 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-bool engine_fold_hold(struct engine *e, const struct reply *r, int rank)
+static struct fold_mail *hold_copy(struct engine_fold *f, const struct reply *r, int rank)
 {
-	if (!e->fold || r->secret || r->in_reply_to || !r->to_addr || !r->token)
-		return false;
-	struct engine_fold *f = e->fold;
 	grow_array((void **)&f->m, &f->cap, f->n + 1, sizeof *f->m);
 	struct fold_mail *m = &f->m[f->n++];
 	*m = (struct fold_mail){
@@ -88,6 +191,7 @@ bool engine_fold_hold(struct engine *e, const struct reply *r, int rank)
 		.auto_submitted = r->auto_submitted,
 		.year = r->year,
 		.rank = rank,
+		.tag = f->tag,
 	};
 	if (r->n_attachments) {
 		m->att = xcalloc(r->n_attachments, sizeof *m->att);
@@ -102,6 +206,14 @@ bool engine_fold_hold(struct engine *e, const struct reply *r, int rank)
 		}
 		m->n_att = r->n_attachments;
 	}
+	return m;
+}
+
+bool engine_fold_hold(struct engine *e, const struct reply *r, int rank)
+{
+	if (!e->fold || r->secret || r->in_reply_to || !r->to_addr || !r->token)
+		return false;
+	hold_copy(e->fold, r, rank);
 	return true;
 }
 
@@ -288,9 +400,42 @@ static void parts_free(struct fold_mail **parts, size_t n)
 	free(parts);
 }
 
+/* Queued: freed, or while a mail of a group is processed kept aside, to
+ * be held again if that mail rolls back (the outbox rows go with it). */
+static void parts_done(struct engine_fold *f, struct fold_mail **parts, size_t n)
+{
+	if (!f->batch || !f->in_mail) {
+		parts_free(parts, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		grow_array((void **)&f->spent, &f->cap_spent, f->n_spent + 1, sizeof *f->spent);
+		f->spent[f->n_spent++] = *parts[i];
+		free(parts[i]);
+	}
+	free(parts);
+}
+
 int engine_fold_reply(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr)
 {
+	struct engine_fold *f = e->fold;
+	if (f && f->batch && f->in_mail && !r->secret && r->to_addr && r->token) {
+		/* held to the end of the group, where the year's mails the
+		 * group caused for him join it */
+		char *text = body_out ? text_of(e, r->template_name, r->data, errstr) : NULL;
+		if (body_out && !text)
+			return -1;
+		struct fold_mail *m = hold_copy(f, r, -1);
+		m->is_reply = true;
+		if (r->in_reply_to) {
+			m->reply_id = dup_or_null(r->in_reply_to->message_id);
+			m->reply_refs = dup_or_null(r->in_reply_to->references);
+		}
+		if (body_out)
+			*body_out = text;
+		return 0;
+	}
 	size_t n = 0;
 	struct fold_mail **parts = r->secret ? NULL : take_for(e, r->to_addr, &n);
 	int rc = queue_with(e, r, parts, n, c, now, body_out, errstr);
@@ -298,19 +443,69 @@ int engine_fold_reply(struct engine *e, const struct reply *r, const struct camp
 	return rc;
 }
 
+/* One person's held mails with replies among them: each reply leads the
+ * year's mails made before it (and after the one before), the last reply
+ * those made after it too; the others in the order they were made. */
+static int queue_replies(struct engine *e, struct fold_mail **parts, size_t n,
+			 const struct campaign *c, char **errstr)
+{
+	struct fold_mail **group = xcalloc(n + 1, sizeof *group);
+	size_t last = 0;
+	for (size_t i = 0; i < n; i++)
+		if (parts[i]->is_reply)
+			last = i;
+	int rc = 0, prev_tag = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct fold_mail *lead = parts[i];
+		if (!lead->is_reply)
+			continue;
+		size_t k = 0;
+		for (size_t j = 0; j < n; j++) {
+			struct fold_mail *m = parts[j];
+			if (m->is_reply || m->tag <= prev_tag)
+				continue;
+			if (m->tag <= lead->tag || i == last)
+				group[k++] = m;
+		}
+		prev_tag = i == last ? INT32_MAX : lead->tag;
+		struct mail_info info = {0};
+		info.message_id = lead->reply_id;
+		info.references = lead->reply_refs;
+		struct reply r = {lead->addr, lead->name, lead->subject, lead->tpl,
+				  lead->data, lead->reply_id ? &info : NULL, lead->token,
+				  lead->auto_submitted, lead->att, lead->n_att,
+				  lead->html_template, false, lead->year};
+		rc = queue_with(e, &r, group, k, c, e->fold->now, NULL, errstr);
+	}
+	free(group);
+	return rc;
+}
+
 int engine_fold_flush(struct engine *e, char **errstr)
 {
 	if (!e->fold || e->fold->n == 0)
 		return 0;
+	struct engine_fold *f = e->fold;
 	struct campaign *c = NULL;
 	if (store_load_campaign(e->store, &c, errstr) != STORE_OK)
 		return -1;
+	/* the secrets of the group's mails, checked again as they leave */
+	for (size_t i = 0; i < f->n_sec; i++)
+		engine_secret_add(e, f->sec[i].s);
 	int rc = 0;
-	while (rc == 0 && e->fold->n) {
+	while (rc == 0 && f->n) {
 		size_t n = 0;
-		char *addr = xstrdup(e->fold->m[0].addr);
+		char *addr = xstrdup(f->m[0].addr);
 		struct fold_mail **parts = take_for(e, addr, &n);
 		free(addr);
+		bool replies = false;
+		for (size_t k = 0; k < n; k++)
+			replies |= parts[k]->is_reply;
+		if (replies) {
+			rc = queue_replies(e, parts, n, c, errstr);
+			parts_done(f, parts, n);
+			continue;
+		}
 		/* the lead: what he must act on first (of two turns, the
 		 * later); the others in the order they were made */
 		size_t lead = 0;
@@ -326,8 +521,8 @@ int engine_fold_flush(struct engine *e, char **errstr)
 				  first->data, NULL, first->token, first->auto_submitted,
 				  first->att, first->n_att, first->html_template, false,
 				  first->year};
-		rc = queue_with(e, &r, parts + 1, n - 1, c, e->fold->now, NULL, errstr);
-		parts_free(parts, n);
+		rc = queue_with(e, &r, parts + 1, n - 1, c, f->now, NULL, errstr);
+		parts_done(f, parts, n);
 	}
 	campaign_free(c);
 	return rc;

@@ -77,7 +77,11 @@ void engine_free(struct engine *e)
 
 int engine_batch_begin(struct engine *e, char **errstr)
 {
-	return store_begin(e->store, errstr) == STORE_OK ? 0 : -1;
+	if (store_begin(e->store, errstr) != STORE_OK)
+		return -1;
+	/* what the group's mails cause is held to its end (engine_fold.c) */
+	engine_fold_batch_begin(e);
+	return 0;
 }
 
 bool engine_batch_open(const struct engine *e)
@@ -87,8 +91,20 @@ bool engine_batch_open(const struct engine *e)
 
 int engine_batch_commit(struct engine *e, char **errstr)
 {
-	if (!store_in_transaction(e->store))
+	if (!store_in_transaction(e->store)) {
+		engine_fold_end(e);
 		return 0;
+	}
+	/* the mails the group holds are queued in it: sent once it is
+	 * committed, never if it is not */
+	int held = engine_fold_flush(e, errstr);
+	engine_fold_end(e);
+	engine_secrets_clear(e);
+	if (held != 0) {
+		store_rollback(e->store);
+		e->publish_due = false;
+		return -1;
+	}
 	if (store_commit(e->store, errstr) != STORE_OK) {
 		e->publish_due = false;
 		return -1;
@@ -101,6 +117,7 @@ int engine_batch_commit(struct engine *e, char **errstr)
 
 void engine_batch_rollback(struct engine *e)
 {
+	engine_fold_end(e);
 	store_rollback(e->store);
 	e->publish_due = false;
 }

@@ -165,7 +165,8 @@ struct strbuf;
 void engine_part_preface(struct strbuf *pre, const char *p, const char *heading);
 /* Queues the reply r (engine_queue_mail) with the mails held for its
  * recipient after its text, each under its subject, their places in the
- * year added to its Message-ID; a secret one goes alone. */
+ * year added to its Message-ID; a secret one goes alone. In a group of
+ * mails it is held instead (below). */
 int engine_fold_reply(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr);
 /* Queues the mails still held, one for each person (the held mail that
@@ -173,6 +174,17 @@ int engine_fold_reply(struct engine *e, const struct reply *r, const struct camp
 int engine_fold_flush(struct engine *e, char **errstr);
 /* Drops what is held and stops holding. */
 void engine_fold_end(struct engine *e);
+/* Held for a group of mails (engine_batch_begin to its commit): what each
+ * mail causes (engine_fold_hold) and the reply to it (engine_fold_reply,
+ * which then gives *body_out the reply's own text) are held between
+ * engine_fold_mail_begin (true when `grouped` and the group holds them)
+ * and engine_fold_mail_end, which drops them unless `kept` (its savepoint
+ * released; all is dropped when the whole group was rolled back);
+ * engine_fold_flush queues all of them before the commit, one mail a
+ * person: each reply with the year's mails that follow it. */
+void engine_fold_batch_begin(struct engine *e);
+bool engine_fold_mail_begin(struct engine *e, bool grouped, int64_t now);
+void engine_fold_mail_end(struct engine *e, bool kept);
 
 /* The secrets of the mail being processed (outbox.c): engine_secret_add
  * keeps a copy of one (shorter than ORDERS_PASSWORD_MIN: ignored, it is

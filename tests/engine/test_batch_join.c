@@ -1,0 +1,328 @@
+/* Issue 13: the mails of one run of the daemon (a group applied in one
+ * transaction, engine_batch_*) tell each person what he must know in one
+ * mail: the reply to his own mail leads, the year's mails other mails of
+ * the group caused for him follow it. A mail of the group that fails is
+ * rolled back with every part it caused. The mails are read as players
+ * receive them (the outbox sent into a Maildir), on a real SQLite file. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "lib/campaign_fixture.h"
+#include "lib/engine_fixture.h"
+#include "lib/maildir_fixture.h"
+#include "engine/engine.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#define NOW 1800000000LL
+#define HOUR 3600LL
+#define BURGUNDY_PW "BRG0-1XYZ-7KQM-2XRT"
+#define FRANCE_PW "FRA0-1XYZ-7KQM-2XRT"
+#define ORGANISER_PW "ORGA-0002-SECRET"
+#define SEED "500102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+#define BURGUNDY "philippe@example.org"
+#define FRANCE "charles@example.org"
+#define ORGANISER "organiser@example.org"
+
+static int setup(void **state)
+{
+	struct test_engine *f = xcalloc(1, sizeof *f);
+	static const char *const pw[] = {"burgundy", BURGUNDY_PW, "france", FRANCE_PW,
+					 STORE_ORGANISER, ORGANISER_PW, NULL};
+	struct engine_config cfg = {.campaign_address = TEST_ADDRESS, .mailbox = "INBOX"};
+	test_engine_open(f, "batchjoin", fixture_campaign(), pw, &cfg);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	maildir_clear();
+	return test_engine_teardown(state);
+}
+
+static char *raw_mail(struct test_engine *f, const char *from, const char *body)
+{
+	char msgid[32];
+	snprintf(msgid, sizeof msgid, "j%u@example.org", ++f->uid);
+	return test_mail(&(struct test_mail){.from = from, .msgid = msgid, .body = body});
+}
+
+/* One mail, alone (a run of its own), delivered. */
+static void send_alone(struct test_engine *f, const char *from, const char *body, int64_t now)
+{
+	char *raw = raw_mail(f, from, body);
+	struct engine_outcome out;
+	assert_int_equal(test_engine_process(f, 1, f->uid, raw, now, &out), ENGINE_ACCEPTED);
+	engine_outcome_free(&out);
+	free(raw);
+	maildir_flush(f, now);
+}
+
+/* Burgundy invades Paris, France fights: the battle is open at NOW. */
+static void battle_at_paris(struct test_engine *f)
+{
+	send_alone(f, BURGUNDY, "PLAYER burgundy " BURGUNDY_PW "\nINVADE Paris\n", NOW - HOUR);
+	send_alone(f, FRANCE, "PLAYER france " FRANCE_PW "\nIF INVADED ANY BATTLE\nNO MOVE\n",
+		   NOW - HOUR);
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(f->engine, NOW, SEED, &report, &err), 0);
+	free(report);
+	maildir_flush(f, NOW);
+}
+
+/* The mails `to` received from inbox[from] on. */
+static size_t received(const char *to, size_t from, size_t *last)
+{
+	size_t n = 0;
+	for (size_t i = from; i < n_inbox; i++)
+		if (strcmp(inbox[i].to, to) == 0) {
+			n++;
+			*last = i;
+		}
+	return n;
+}
+
+static void assert_has(const char *text, const char *needle)
+{
+	if (!text || !strstr(text, needle))
+		fail_msg("\"%s\" not in:\n%s", needle, text ? text : "(no mail)");
+}
+
+static void assert_has_not(const char *text, const char *needle)
+{
+	if (text && strstr(text, needle))
+		fail_msg("\"%s\" unexpectedly in:\n%s", needle, text);
+}
+
+/* Burgundy's battle report and the organiser's, which decides the battle
+ * and opens France's turn, in one run: Burgundy gets one mail, the reply
+ * to his report (threaded to it) with the turn of France after it; France
+ * gets his turn once; the organiser's reply, secret, goes alone. */
+static void test_reply_joins_what_later_mails_caused(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_paris(f);
+	size_t before = n_inbox;
+	char *err = NULL;
+	assert_int_equal(engine_batch_begin(f->engine, &err), 0);
+	const char *from[] = {BURGUNDY, ORGANISER};
+	const char *body[] = {"PLAYER burgundy " BURGUNDY_PW "\nBATTLE AT Paris\nWINNER france\n",
+			      "ORGANISER " ORGANISER_PW "\nBATTLE AT Paris\nWINNER france\n"};
+	char *ack = NULL;
+	for (size_t i = 0; i < 2; i++) {
+		char *raw = raw_mail(f, from[i], body[i]);
+		struct engine_outcome out;
+		assert_int_equal(engine_process_mail(f->engine, 1, f->uid, raw, strlen(raw),
+						     NOW + HOUR, false, &out, &err),
+				 0);
+		assert_int_equal(out.verdict, ENGINE_ACCEPTED);
+		if (i == 0) /* the reply's own text, as the engine returns it */
+			ack = xstrdup(out.reply ? out.reply : "");
+		engine_outcome_free(&out);
+		free(raw);
+	}
+	assert_has(ack, "Your battle result was recorded");
+	free(ack);
+	assert_int_equal(engine_batch_commit(f->engine, &err), 0);
+	maildir_flush(f, NOW + HOUR);
+
+	size_t at = 0;
+	assert_int_equal(received(BURGUNDY, before, &at), 1);
+	const char *text = inbox[at].text;
+	assert_has(inbox[at].subject, "Re: orders");
+	const char *own = strstr(text, "Your battle result was recorded");
+	const char *turn = strstr(text, MERGED_RULE "\nThe turn of France");
+	assert_non_null(own);
+	assert_non_null(turn);
+	assert_true(own < turn); /* his own mail's reply leads */
+	assert_true(maildir_merged_into(text, "The turn of France"));
+	/* threaded to his report (the first mail of the run) */
+	struct store_outbox_item *items = NULL;
+	size_t n = 0;
+	assert_int_equal(store_outbox_matching(f->store, 0, INT64_MAX, "<ack.", &items, &n, NULL),
+			 STORE_OK);
+	bool threaded = false;
+	for (size_t i = 0; i < n; i++)
+		if (strstr(items[i].recipients, BURGUNDY) &&
+		    strstr(items[i].raw, "In-Reply-To: <j3@example.org>"))
+			threaded = true;
+	store_outbox_items_free(items, n);
+	assert_true(threaded);
+
+	/* France: his turn, once, not joined to anyone's reply */
+	assert_int_equal(received(FRANCE, before, &at), 1);
+	assert_has(inbox[at].subject, "Your turn");
+	assert_has_not(inbox[at].text, "Your battle result was recorded");
+	/* the organiser: the reply to his mail goes alone (it may carry a
+	 * password: never joined), the news in a mail of its own */
+	assert_int_equal(received(ORGANISER, before, &at), 2);
+	for (size_t i = before; i < n_inbox; i++)
+		if (strcmp(inbox[i].to, ORGANISER) == 0 && strstr(inbox[i].subject, "Re: orders"))
+			assert_has_not(inbox[i].text, MERGED_RULE);
+}
+
+/* A run of three: Burgundy's report, France's report (which would settle
+ * the battle and open France's turn) failing in the database, and the
+ * organiser's note. The failed mail is rolled back with all it caused:
+ * no turn of France in anyone's mail, no reply to France; Burgundy's
+ * reply carries the note; France gets the note alone. */
+static void test_failed_mail_leaves_no_part(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_paris(f);
+	size_t before = n_inbox;
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	char *trigger = xasprintf("CREATE TRIGGER fail_j BEFORE INSERT ON inbound"
+				  " WHEN NEW.message_id = '<j%u@example.org>'"
+				  " BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END",
+				  f->uid + 2);
+	assert_int_equal(sqlite3_exec(db, trigger, NULL, NULL, NULL), SQLITE_OK);
+	free(trigger);
+	sqlite3_close(db);
+	char *err = NULL;
+	assert_int_equal(engine_batch_begin(f->engine, &err), 0);
+	const char *from[] = {BURGUNDY, FRANCE, ORGANISER};
+	const char *body[] = {"PLAYER burgundy " BURGUNDY_PW "\nBATTLE AT Paris\nWINNER france\n",
+			      "PLAYER france " FRANCE_PW "\nBATTLE AT Paris\nWINNER france\n",
+			      "ORGANISER " ORGANISER_PW "\nCOMMENT A hard winter.\n"};
+	for (size_t i = 0; i < 3; i++) {
+		char *raw = raw_mail(f, from[i], body[i]);
+		struct engine_outcome out;
+		int rc = engine_process_mail(f->engine, 1, f->uid, raw, strlen(raw), NOW + HOUR,
+					     false, &out, &err);
+		if (i == 1) {
+			assert_int_equal(rc, -1);
+			assert_has(err, "disk full");
+			free(err);
+			err = NULL;
+		} else {
+			assert_int_equal(rc, 0);
+			engine_outcome_free(&out);
+		}
+		assert_true(engine_batch_open(f->engine));
+		free(raw);
+	}
+	assert_int_equal(engine_batch_commit(f->engine, &err), 0);
+	maildir_flush(f, NOW + HOUR);
+
+	/* the battle is still open: France's report was not applied */
+	char *state_text = NULL;
+	assert_int_equal(store_year_state_get(f->store, &state_text, NULL), STORE_OK);
+	assert_has(state_text, "\"battle\"");
+	free(state_text);
+	for (size_t i = before; i < n_inbox; i++) {
+		assert_has_not(inbox[i].subject, "The turn of France");
+		assert_has_not(inbox[i].subject, "Your turn");
+		assert_has_not(inbox[i].text, "The turn of France");
+	}
+	size_t at = 0;
+	assert_int_equal(received(BURGUNDY, before, &at), 1);
+	assert_has(inbox[at].subject, "Re: orders");
+	assert_has(inbox[at].text, "Your battle result was recorded");
+	assert_true(maildir_merged_into(inbox[at].text, "The organiser: a note"));
+	assert_has(inbox[at].text, "A hard winter.");
+	assert_int_equal(received(FRANCE, before, &at), 1);
+	assert_has(inbox[at].subject, "The organiser: a note");
+	assert_has_not(inbox[at].text, "Your battle result");
+}
+
+/* A run of three: Burgundy's report, the organiser's decision (France's
+ * turn opens), and the organiser's corrected result, which takes the step
+ * back (the mails held so far are queued so that the correction can find
+ * them) and then fails in the database. Its rollback takes those queued
+ * mails out of the outbox again: they are held again and leave with the
+ * run, Burgundy's reply with the turn of France, once, uncorrected. */
+static void test_failed_correction_keeps_earlier_mails(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_paris(f);
+	size_t before = n_inbox;
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	char *trigger = xasprintf("CREATE TRIGGER fail_j BEFORE INSERT ON inbound"
+				  " WHEN NEW.message_id = '<j%u@example.org>'"
+				  " BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END",
+				  f->uid + 3);
+	assert_int_equal(sqlite3_exec(db, trigger, NULL, NULL, NULL), SQLITE_OK);
+	free(trigger);
+	sqlite3_close(db);
+	char *err = NULL;
+	assert_int_equal(engine_batch_begin(f->engine, &err), 0);
+	const char *from[] = {BURGUNDY, ORGANISER, ORGANISER};
+	const char *body[] = {"PLAYER burgundy " BURGUNDY_PW "\nBATTLE AT Paris\nWINNER france\n",
+			      "ORGANISER " ORGANISER_PW "\nBATTLE AT Paris\nWINNER france\n",
+			      "ORGANISER " ORGANISER_PW "\nBATTLE AT Paris\nWINNER burgundy\n"};
+	for (size_t i = 0; i < 3; i++) {
+		char *raw = raw_mail(f, from[i], body[i]);
+		struct engine_outcome out;
+		int rc = engine_process_mail(f->engine, 1, f->uid, raw, strlen(raw), NOW + HOUR,
+					     false, &out, &err);
+		if (i == 2) {
+			assert_int_equal(rc, -1);
+			assert_has(err, "disk full");
+			free(err);
+			err = NULL;
+		} else {
+			assert_int_equal(rc, 0);
+			engine_outcome_free(&out);
+		}
+		free(raw);
+	}
+	assert_int_equal(engine_batch_commit(f->engine, &err), 0);
+	maildir_flush(f, NOW + HOUR);
+	size_t at = 0;
+	assert_int_equal(received(BURGUNDY, before, &at), 1);
+	assert_has(inbox[at].subject, "Re: orders");
+	assert_has_not(inbox[at].subject, "Corrected");
+	assert_has(inbox[at].text, "Your battle result was recorded");
+	assert_true(maildir_merged_into(inbox[at].text, "The turn of France"));
+	assert_has_not(inbox[at].text, "Corrected");
+	assert_int_equal(received(FRANCE, before, &at), 1);
+	assert_has(inbox[at].subject, "Your turn");
+}
+
+/* A run rolled back whole (its commit never made) sends nothing. */
+static void test_rolled_back_run_sends_nothing(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_paris(f);
+	size_t before = n_inbox;
+	char *err = NULL;
+	assert_int_equal(engine_batch_begin(f->engine, &err), 0);
+	char *raw = raw_mail(f, ORGANISER, "ORGANISER " ORGANISER_PW "\nCOMMENT A note.\n");
+	struct engine_outcome out;
+	assert_int_equal(engine_process_mail(f->engine, 1, f->uid, raw, strlen(raw), NOW + HOUR,
+					     false, &out, &err),
+			 0);
+	engine_outcome_free(&out);
+	free(raw);
+	engine_batch_rollback(f->engine);
+	assert_int_equal(engine_batch_commit(f->engine, &err), 0);
+	maildir_flush(f, NOW + HOUR);
+	assert_int_equal(n_inbox, before);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_reply_joins_what_later_mails_caused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_failed_mail_leaves_no_part, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_correction_keeps_earlier_mails, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rolled_back_run_sends_nothing, setup,
+						teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
