@@ -371,12 +371,9 @@ struct fetch_ctx {
 
 /* Mails are applied in groups, one transaction each (a savepoint per
  * mail): at most this many, and a group is closed after this long so that
- * the first players of a backlog are answered soon. A group is one moment
- * for the mails it causes (one mail a person, engine_fold.c): long enough
- * for the mails waiting together, each paying its password check, to be
- * one group. */
+ * the first players of a backlog are answered at once. */
 #define GROUP_MAILS 100
-#define GROUP_MS 10000
+#define GROUP_MS 250
 
 /* Seconds between outbox flushes while a long backlog is being read: the
  * first players get their answers before the last mail is read. */
