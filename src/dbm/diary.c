@@ -130,6 +130,8 @@ static const struct kind_players player_fields[] = {
 	{"tributary_freed", {"tributary", "overlord", NULL}},
 	{"tributary_order", {"overlord", "tributary", "to", NULL}},
 	{"turn", {"player", NULL}},
+	{"battle_disputed", {"attacker", "defender", NULL}},
+	{"battle_decided", {"winner", "loser", NULL}},
 	{NULL, {"player", NULL}},
 };
 
@@ -162,6 +164,7 @@ static const struct narrated_kind narrated[] = {
 	{"relief", 3}, {"alliance", 3}, {"alliance_ended", 3},
 	{"end_vote", 3}, {"end_vote_needed", 3}, {"campaign_end", 3}, {"loss", 3},
 	{"stand_in", 3},
+	{"battle_disputed", 3}, {"battle_decided", 3},
 	{NULL, 0},
 };
 
@@ -304,6 +307,53 @@ static json_t *narrate(const struct campaign *c, const json_t *ev, const char *k
 	return out;
 }
 
+static const char *ev_str(const json_t *ev, const char *key)
+{
+	return json_string_value(json_object_get(ev, key));
+}
+
+static void mark_last(json_t *list);
+
+/* The year's losses (diary_losses) as template data: players as
+ * references, whole AP, element lists, flags for the templates. */
+static json_t *losses_data(const struct campaign *c, const json_t *events, int year)
+{
+	json_t *list = diary_losses(events, year);
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		json_object_set_new(e, "player", player_ref_by_key(c, json_string_value(
+									json_object_get(e, "player"))));
+		add_whole_ap(e, "half_ap", json_object_get(e, "half_ap"));
+		size_t k;
+		json_t *it;
+		json_array_foreach(json_object_get(e, "items"), k, it) {
+			add_whole_ap(it, "half_ap", json_object_get(it, "half_ap"));
+			json_t *els = elements_list(json_object_get(it, "elements"));
+			json_object_set_new(it, "has_elements", json_boolean(json_array_size(els) > 0));
+			json_object_set_new(it, "elements", els);
+			if (!json_is_true(json_object_get(it, "battle")))
+				continue;
+			json_int_t back = 0;
+			const char *label;
+			json_t *v;
+			json_object_foreach(json_object_get(it, "returned"), label, v)
+				back += json_integer_value(v);
+			json_object_set_new(it, "returned",
+					    elements_list(json_object_get(it, "returned")));
+			json_object_set_new(it, "returned_count", json_integer(back));
+			json_object_set_new(it, "has_routers",
+					    json_boolean(json_integer_value(json_object_get(it, "routers")) > 0));
+			json_object_set_new(it, "has_returned", json_boolean(back > 0));
+			json_object_set_new(it, "routers_s", json_string(plural_s(json_integer_value(
+								     json_object_get(it, "routers")))));
+		}
+		mark_last(json_object_get(e, "items"));
+	}
+	mark_last(list);
+	return list;
+}
+
 /* ---- building the year ---- */
 
 struct year_builder {
@@ -318,6 +368,7 @@ struct year_builder {
 	json_t *rolls;
 	json_t *last_narrated; /* borrowed: where a loss or prestige is folded */
 	json_t *last_battle;   /* borrowed */
+	json_t *announced;     /* province -> its battle_announced event */
 	json_t *battle_prestige; /* player key -> points this year */
 	json_t *province_prestige; /* player key -> {points, total} this year */
 	bool in_recruitment;
@@ -502,7 +553,7 @@ static void insert_comments(const json_t *comments, int after, json_t *list)
 		json_t *a = json_object_get(cm, "after_event");
 		int at = json_is_integer(a) ? (int)json_integer_value(a) : 0;
 		const char *text = json_string_value(json_object_get(cm, "text"));
-		if (at != after || !text)
+		if (at != after || !text || json_object_get(cm, "told"))
 			continue;
 		json_array_append_new(list, json_pack("{s:b, s:o, s:i}", "is_comment", 1, "text",
 						      text_json(text), "seq", after));
@@ -619,6 +670,7 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 		.rolls = json_array(),
 		.battle_prestige = json_object(),
 		.province_prestige = json_object(),
+		.announced = json_object(),
 	};
 	json_t *next_sequence = json_array();
 	int next_year = 0;
@@ -629,6 +681,9 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 	size_t count = json_is_array(events) ? json_array_size(events) : 0;
 
 	json_t *context = json_object();
+	json_t *all_comments = json_is_array(comments) ? diary_comments_with_decisions(comments, events)
+						       : NULL;
+	comments = all_comments;
 	if (json_is_array(comments))
 		insert_comments(comments, 0, foreword);
 	for (size_t i = 0; i < count; i++) {
@@ -709,6 +764,47 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 		}
 		if (fold(&b, ev, kind))
 			goto comments;
+		if (strcmp(kind, "battle_announced") == 0) {
+			const char *province = ev_str(ev, "province");
+			if (province)
+				json_object_set(b.announced, province, (json_t *)ev);
+			goto comments;
+		}
+		if (strcmp(kind, "battle_disputed") == 0) {
+			/* the sides come from the battle's announcement */
+			const json_t *an = json_object_get(b.announced, ev_str(ev, "province") ?
+								       ev_str(ev, "province") : "");
+			ev_copy = json_copy((json_t *)ev);
+			json_object_set(ev_copy, "attacker", json_object_get(an, "attacker"));
+			json_object_set(ev_copy, "defender", json_object_get(an, "defender"));
+			ev = ev_copy;
+		}
+		if (strcmp(kind, "battle") == 0 && diary_decided_by_organiser(events, i)) {
+			/* the decision before what it decided, and the notes
+			 * the organiser gave with it */
+			json_t *d = json_pack("{s:s, s:O?, s:O?, s:O?}", "kind", "battle_decided",
+					      "province", json_object_get(ev, "province"), "winner",
+					      json_object_get(ev, "winner"), "loser",
+					      json_object_get(ev, "loser"));
+			json_t *dn = narrate(c, d, "battle_decided", year, seq, d);
+			json_t *into = current_list(&b, kind);
+			json_array_append_new(into, dn);
+			size_t ci;
+			json_t *cm;
+			json_array_foreach(all_comments, ci, cm) {
+				const char *of = ev_str(cm, "decision_of"), *text = ev_str(cm, "text");
+				const char *p = ev_str(ev, "province");
+				if (of && text && p && strcmp(of, p) == 0 &&
+				    !json_object_get(cm, "told"))
+					json_array_append_new(into, json_pack("{s:b, s:o, s:i}",
+									      "is_comment", 1, "text",
+									      text_json(text), "seq",
+									      seq));
+				if (of && p && strcmp(of, p) == 0)
+					json_object_set_new(cm, "told", json_true());
+			}
+			json_decref(d);
+		}
 		if (!phrasings_of(kind))
 			goto comments;
 		if (strcmp(kind, "supply") == 0 && json_is_true(json_object_get(ev, "in_supply")))
@@ -742,13 +838,15 @@ comments:
 		json_decref(ev_copy);
 	}
 	json_decref(context);
+	json_decref(b.announced);
 	/* Comments placed after the last event (or later) close the diary. */
 	size_t k;
 	json_t *cm;
 	json_array_foreach((json_t *)comments, k, cm) {
 		json_t *a = json_object_get(cm, "after_event");
 		const char *text = json_string_value(json_object_get(cm, "text"));
-		if (text && json_is_integer(a) && json_integer_value(a) > (json_int_t)count)
+		if (text && json_is_integer(a) && json_integer_value(a) > (json_int_t)count &&
+		    !json_object_get(cm, "told"))
 			json_array_append_new(afterword, json_pack("{s:b, s:o}", "is_comment", 1,
 								   "text", text_json(text)));
 	}
@@ -822,10 +920,14 @@ comments:
 	json_object_set_new(d, "rolls", json_integer((json_int_t)json_array_size(b.rolls)));
 	json_object_set_new(doc, "dice", d);
 
+	json_t *losses = losses_data(c, events, year);
+	json_object_set_new(doc, "has_losses", json_boolean(json_array_size(losses) > 0));
+	json_object_set_new(doc, "losses", losses);
 	json_object_set_new(doc, "provinces", province_standings(c));
 	json_object_set_new(doc, "prestige",
 			    prestige_standings(c, b.battle_prestige, b.province_prestige));
 	json_decref(b.battle_prestige);
 	json_decref(b.province_prestige);
+	json_decref(all_comments);
 	return doc;
 }

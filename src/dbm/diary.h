@@ -53,6 +53,26 @@ bool diary_rewind(struct campaign *c, const json_t *events, int year);
  * New reference. */
 json_t *diary_prestige_history(const struct campaign *c, const json_t *events);
 
+/* diary_disputes.c, for diary_year_json. A copy of `comments` where each
+ * comment the organiser made with a battle's decision (placed after the
+ * "organiser" event that "decided the result of the battle at" a province,
+ * or after comments made with it) says "decision_of": that province. New
+ * reference. */
+json_t *diary_comments_with_decisions(const json_t *comments, const json_t *events);
+/* Whether the battle at events[i] was decided by the organiser: its
+ * "battle_result", logged after its consequences, says so. */
+bool diary_decided_by_organiser(const json_t *events, size_t i);
+
+/* diary_losses.c. What each army lost to the reserve in `year` (events:
+ * any array of events, the other years' are skipped), players in the order
+ * of their first loss: [{"player": key, "half_ap": total, "items": [
+ * {"cause" (a loss's: "sea storm", ...) or "battle": true and "province",
+ * "half_ap", "elements": {label: count} (the elements gone to the reserve),
+ * "contingent", and for a battle "routers" (elements routed) and
+ * "returned": {label: count} (the routers who came back)}]}]. Losses of 0
+ * AP are left out. New reference. */
+json_t *diary_losses(const json_t *events, int year);
+
 /* diary_battles.c. The battles of `year` (events: any array of events, the
  * other years' are skipped), in order: {"province", "winner", "loser"
  * (player refs), "winner_ap", "loser_ap" (as deployed), "winner_lost_ap",

@@ -405,6 +405,7 @@ enum rules_status rules_apply_battle_result(struct campaign *c, const struct bat
 		const struct army_list *l = &p->list;
 		struct troops *t = rules_force_troops(c, bp->player, bp->contingent);
 		int *killed = xcalloc(l->count ? l->count : 1, sizeof *killed);
+		int *lost = xcalloc(l->count ? l->count : 1, sizeof *lost);
 		int to_reserve = 0;
 		for (size_t i = 0; i < l->count; i++) {
 			int gone = loss_of(bp->destroyed, i) + loss_of(bp->fled, i);
@@ -413,6 +414,7 @@ enum rules_status rules_apply_battle_result(struct campaign *c, const struct bat
 			int back = k.returned[n][i];
 			t->count[i] += back - gone;
 			p->reserve.count[i] += gone - back;
+			lost[i] = gone - back;
 			to_reserve += (gone - back) * l->types[i].cost_half_ap;
 		}
 		p->fought_this_year = true;
@@ -424,13 +426,15 @@ enum rules_status rules_apply_battle_result(struct campaign *c, const struct bat
 				   bp->contingent != NO_INDEX, "generals",
 				   rules_counts_json(l, killed));
 		event_emit(log, "routers", RULE_BATTLE_LOSSES,
-			   "{s:s, s:b, s:b, s:i, s:i, s:o, s:o, s:o, s:i}", "player",
+			   "{s:s, s:b, s:b, s:i, s:i, s:o, s:o, s:o, s:i, s:o}", "player",
 			   rules_player_key(c, bp->player), "contingent", bp->contingent != NO_INDEX,
 			   "winner", bp->side == w, "routers", k.router_total[n], "side_returning",
 			   k.side_returned[bp->side], "returned", rules_counts_json(l, k.returned[n]),
 			   "withdrawn", rules_counts_json(l, bp->withdrawn), "killed",
-			   rules_counts_json(l, killed), "to_reserve_half_ap", to_reserve);
+			   rules_counts_json(l, killed), "to_reserve_half_ap", to_reserve, "lost",
+			   rules_counts_json(l, lost));
 		free(killed);
+		free(lost);
 		if (bp->side == w && k.share[n] > 0) {
 			p->battle_prestige += k.share[n];
 			event_emit(log, "prestige", bp->contingent == NO_INDEX

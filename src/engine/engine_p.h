@@ -163,6 +163,18 @@ bool engine_fold_hold(struct engine *e, const struct reply *r, int rank);
  * "Corrected: \"HEADING\" below replaces the one sent on ..." (engine_fold.c). */
 struct strbuf;
 void engine_part_preface(struct strbuf *pre, const char *p, const char *heading);
+/* The lines that differ between `was` (a mail as sent) and `now` (made
+ * again), added to sb: each replaced line as a pair ("  was: ..." then
+ * "  now: ..."), in the order of `now`, then the lines that are gone; lines
+ * of `also` (orders the player was told of since) are not news. At most a
+ * dozen, then "... and N more lines". Returns how many lines differ
+ * (engine_changes.c). */
+size_t engine_changed_lines(struct strbuf *sb, const char *was, const char *now,
+			    const char *also);
+/* The text part of a mail we composed (quoted-printable, format=flowed),
+ * decoded as the reader reads it; NULL if it has none. New string
+ * (engine_changes.c). */
+char *engine_sent_text(const char *raw);
 /* Queues the reply r (engine_queue_mail) with the mails held for its
  * recipient after its text, each under its subject, their places in the
  * year added to its Message-ID; a secret one goes alone. In a group of

@@ -97,10 +97,11 @@ int engine_correction_open(struct engine *e, int64_t after, const char *why, cha
 	 * may be one sent before an earlier undo (it was not sent again when
 	 * it came out the same). Each rewind pairs mails anew. */
 	json_int_t old_after = json_integer_value(json_object_get(old, "after"));
+	json_int_t since = after;
 	if (json_is_object(old) && old_after < after)
 		after = old_after;
-	json_t *doc = json_pack("{s:I, s:I, s:s, s:[]}", "after", (json_int_t)after, "upto",
-				(json_int_t)upto, "why", why ? why : "", "used");
+	json_t *doc = json_pack("{s:I, s:I, s:I, s:s, s:[]}", "after", (json_int_t)after, "upto",
+				(json_int_t)upto, "since", since, "why", why ? why : "", "used");
 	char *text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
 	json_decref(old);
@@ -108,55 +109,6 @@ int engine_correction_open(struct engine *e, int64_t after, const char *why, cha
 	free(text);
 	return rc;
 }
-
-/* The text part of a mail we composed (quoted-printable), decoded. */
-static char *sent_text(const char *raw)
-{
-	static const char marker[] = "Content-Transfer-Encoding: quoted-printable\r\n\r\n";
-	const char *at = strstr(raw, marker);
-	if (!at)
-		return NULL;
-	at += sizeof marker - 1;
-	const char *end = strstr(at, "\r\n--=_");
-	if (!end)
-		end = at + strlen(at);
-	struct strbuf sb = {0};
-	strbuf_puts(&sb, "");
-	while (at < end) {
-		if (at[0] == '=' && at + 2 < end + 1 && at[1] == '\r' && at[2] == '\n') {
-			at += 3;
-		} else if (at[0] == '=' && at + 2 < end && isxdigit((unsigned char)at[1]) &&
-			   isxdigit((unsigned char)at[2])) {
-			char hex[3] = {at[1], at[2], 0};
-			strbuf_putc(&sb, (char)strtol(hex, NULL, 16));
-			at += 3;
-		} else if (at[0] == '\r' && at + 1 < end && at[1] == '\n') {
-			strbuf_putc(&sb, '\n');
-			at += 2;
-		} else {
-			strbuf_putc(&sb, *at++);
-		}
-	}
-	/* sent format=flowed: the text as the player reads it */
-	char *flowed = strbuf_take(&sb);
-	char *text = mail_text_unflow(flowed, false);
-	free(flowed);
-	return text;
-}
-
-static bool has_line(const char *text, const char *line, size_t len)
-{
-	for (const char *at = text; *at;) {
-		const char *nl = strchr(at, '\n');
-		size_t n = nl ? (size_t)(nl - at) : strlen(at);
-		if (n == len && memcmp(at, line, len) == 0)
-			return true;
-		at += n + (nl ? 1 : 0);
-	}
-	return false;
-}
-
-#define CHANGED_LINES_MAX 12
 
 /* The orders the acknowledgements to `addr` after outbox id `after` showed
  * as standing (their "Your current orders" lines, trimmed), one a line:
@@ -176,7 +128,7 @@ static char *acknowledged_orders(struct yctx *y, const char *addr, int64_t after
 	for (size_t i = 0; i < n; i++) {
 		if (!items[i].recipients || !strstr(items[i].recipients, addr))
 			continue;
-		char *text = sent_text(items[i].raw);
+		char *text = engine_sent_text(items[i].raw);
 		const char *at = text ? strstr(text, "\nYour current orders\n") : NULL;
 		for (at = at ? strchr(at + 1, '\n') : NULL; at && *at;) {
 			at++;
@@ -196,43 +148,6 @@ static char *acknowledged_orders(struct yctx *y, const char *addr, int64_t after
 	}
 	store_outbox_items_free(items, n);
 	return sb.data;
-}
-
-/* The lines of `a` that `b` does not have (nor `also`, when given), each
- * after `label`. */
-static size_t lines_not_in_either(struct strbuf *sb, const char *a, const char *b,
-				  const char *also, const char *label);
-
-static size_t lines_not_in(struct strbuf *sb, const char *a, const char *b, const char *label)
-{
-	return lines_not_in_either(sb, a, b, NULL, label);
-}
-
-static size_t lines_not_in_either(struct strbuf *sb, const char *a, const char *b,
-				  const char *also, const char *label)
-{
-	size_t n = 0, more = 0;
-	for (const char *at = a; *at;) {
-		const char *nl = strchr(at, '\n');
-		size_t len = nl ? (size_t)(nl - at) : strlen(at);
-		const char *s = at;
-		size_t sl = len;
-		while (sl && (*s == ' ' || *s == '\t')) {
-			s++;
-			sl--;
-		}
-		if (sl && !has_line(b, at, len) && !(also && has_line(also, s, sl))) {
-			if (n < CHANGED_LINES_MAX)
-				strbuf_printf(sb, "  %s %.*s\n", label, (int)sl, s);
-			else
-				more++;
-			n++;
-		}
-		at += len + (nl ? 1 : 0);
-	}
-	if (more)
-		strbuf_printf(sb, "  %s ... and %zu more line%s\n", label, more, more == 1 ? "" : "s");
-	return n;
 }
 
 /* A mail made again after an undo or a correction: the one it replaces is
@@ -328,7 +243,7 @@ static int correction_of(struct yctx *y, const char *slot, const char *addr, con
 			rc = -1;
 		}
 		free(doc);
-		char *was = sent_text(old->raw);
+		char *was = engine_sent_text(old->raw);
 		char *now = body_check ? NULL : templates_render(y->e->templates, tpl, data, &err);
 		free(err);
 		const char *text = body_check ? body_check : now;
@@ -367,8 +282,7 @@ static int correction_of(struct yctx *y, const char *slot, const char *addr, con
 			/* orders the player sent since, already acknowledged,
 			 * are no change the correction made */
 			char *acked = was ? acknowledged_orders(y, addr, old->id) : NULL;
-			size_t changed = was ? lines_not_in(&diff, was, text, "was:") : 0;
-			changed += was ? lines_not_in_either(&diff, text, was, acked, "now:") : 0;
+			size_t changed = was ? engine_changed_lines(&diff, was, text, acked) : 0;
 			free(acked);
 			if (changed)
 				strbuf_printf(&sb, "What changed:\n%s", diff.data);
@@ -471,6 +385,8 @@ static void hold_one(struct yctx *y, const char *tpl, const char *subject, json_
 	}
 	if (tpl && strcmp(tpl, "organiser-action") == 0 && !json_object_get(d, "next"))
 		json_object_set_new(d, "next", engine_awaiting_json(y->c, &y->st, &y->io, player));
+	if (tpl && strcmp(tpl, "organiser-action") == 0)
+		engine_void_note(y->e, y->c, d, addr);
 	json_t *base = yctx_base_data(y, player);
 	json_object_update_missing(d, base);
 	json_decref(base);

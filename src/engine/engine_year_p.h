@@ -22,7 +22,9 @@
 #define KV_LAST_RUN "daemon-last-run"
 #define KV_MAIL_SEQ "year-mail-seq"
 /* The mails an undo or a correction may send again: {"after", "upto": the
- * outbox ids they lie between, "why", "used": ids already answered} */
+ * outbox ids they lie between, "since": where the latest rewind's own
+ * mails begin ("after" may be wider, kept from an earlier undo), "why",
+ * "used": ids already answered} */
 #define KV_CORRECTION "year-correction"
 #define WHY_MAX 512
 
@@ -136,5 +138,12 @@ void yctx_held_free(struct yctx *y);
  * is not sent twice, a changed one says "Corrected:" in its Subject and
  * first lines, with `why` and what changed. Returns 0, or -1 with *errstr. */
 int engine_correction_open(struct engine *e, int64_t after, const char *why, char **errstr);
+/* In the data of an organiser's note that takes steps back (an undo, a
+ * battle result corrected), the mails `addr` received about those steps:
+ * "void_mails" [{subject (without the tag), parts [{name, last}] (the
+ * headings of the mails merged into it), has_parts, sent, your_turn}],
+ * "has_void_mails" and "void_your_turn" (engine_void.c). */
+void engine_void_note(struct engine *e, const struct campaign *c, json_t *data,
+		      const char *addr);
 
 #endif

@@ -443,6 +443,104 @@ static void test_loss_short_and_contingent(void **state)
 	campaign_free(c);
 }
 
+/* A battle whose two reports differed: the dispute, the organiser's decision
+ * and the note made with it are told in that order under the battle's turn,
+ * before the battle they concern (the log has the decision after the
+ * battle's consequences, and the note after the next turn began). The year's
+ * losses say what each army lost and which routers came back. */
+static void test_dispute_in_order_and_losses(void **state)
+{
+	(void)state;
+	struct campaign *c = diary_campaign();
+	json_t *events = parse(
+		"["
+		/* 1 */ "{\"kind\":\"sequence_of_play\",\"year\":1450,\"phase\":\"campaign\","
+		"\"order\":[\"england\",\"france\"]},"
+		/* 2 */ "{\"kind\":\"turn\",\"year\":1450,\"player\":\"england\",\"place\":1},"
+		/* 3 */ "{\"kind\":\"invasion\",\"year\":1450,\"player\":\"england\","
+		"\"province\":\"Paris\",\"owner\":\"france\"},"
+		/* 4 */ "{\"kind\":\"storm\",\"year\":1450,\"player\":\"england\",\"contingent\":false,"
+		"\"stage\":1,\"due_half_ap\":100},"
+		/* 5 */ "{\"kind\":\"loss\",\"year\":1450,\"player\":\"england\",\"contingent\":false,"
+		"\"cause\":\"sea storm\",\"due_half_ap\":100,\"lost_half_ap\":100,"
+		"\"elements\":{\"Bw(O)\":5},\"paid_in_full\":true},"
+		/* 6 */ "{\"kind\":\"battle_announced\",\"year\":1450,\"province\":\"Paris\","
+		"\"attacker\":\"england\",\"defender\":\"france\",\"half_ap\":[600,900]},"
+		/* 7 */ "{\"kind\":\"battle_report\",\"year\":1450,\"player\":\"england\",\"province\":\"Paris\"},"
+		/* 8 */ "{\"kind\":\"battle_report\",\"year\":1450,\"player\":\"france\",\"province\":\"Paris\"},"
+		/* 9 */ "{\"kind\":\"battle_disputed\",\"year\":1450,\"province\":\"Paris\","
+		"\"reason\":\"the two reports differ in: winner\"},"
+		/* 10 */ "{\"kind\":\"battle\",\"year\":1450,\"province\":\"Paris\",\"winner\":\"france\","
+		"\"loser\":\"england\",\"how\":\"demoralised\",\"half_ap\":[900,600],\"award\":60},"
+		/* 11 */ "{\"kind\":\"routers\",\"year\":1450,\"player\":\"england\",\"contingent\":false,"
+		"\"winner\":false,\"routers\":6,\"returned\":{\"Bw(O)\":1},\"to_reserve_half_ap\":40,"
+		"\"lost\":{\"Bw(O)\":3,\"Sp(O)\":2}},"
+		/* 12 */ "{\"kind\":\"routers\",\"year\":1450,\"player\":\"france\",\"contingent\":false,"
+		"\"winner\":true,\"routers\":0,\"returned\":{},\"to_reserve_half_ap\":0,\"lost\":{}},"
+		/* 13 */ "{\"kind\":\"prestige\",\"year\":1450,\"player\":\"france\",\"points\":60},"
+		/* 14 */ "{\"kind\":\"retreat\",\"year\":1450,\"player\":\"england\",\"from\":\"Paris\","
+		"\"to\":\"Kent\",\"distance\":1,\"stages\":1},"
+		/* 15 */ "{\"kind\":\"battle_result\",\"year\":1450,\"province\":\"Paris\","
+		"\"decided\":\"organiser\",\"report\":\"BATTLE AT Paris\\nWINNER france\\n\"},"
+		/* 16 */ "{\"kind\":\"turn\",\"year\":1450,\"player\":\"france\",\"place\":2},"
+		/* 17 */ "{\"kind\":\"organiser\",\"year\":1450,\"action\":\"battle-result\","
+		"\"detail\":\"decided the result of the battle at Paris:\\nBATTLE AT Paris\\n\"},"
+		/* 18 */ "{\"kind\":\"organiser\",\"year\":1450,\"action\":\"comment\","
+		"\"detail\":\"On the umpire's notes.\"},"
+		/* 19 */ "{\"kind\":\"organiser\",\"year\":1450,\"action\":\"comment\","
+		"\"detail\":\"Both sides lost elements.\"},"
+		/* 20 */ "{\"kind\":\"capture\",\"year\":1450,\"province\":\"Calais\","
+		"\"from\":\"neutral\",\"to\":\"france\"}"
+		"]");
+	json_t *comments = parse("[{\"text\": \"On the umpire's notes.\", \"after_event\": 17},"
+				 " {\"text\": \"Both sides lost elements.\", \"after_event\": 18},"
+				 " {\"text\": \"France's turn now.\", \"after_event\": 20}]");
+	json_t *doc = diary_year_json(c, events, 1450, comments, NULL);
+	const json_t *turns = json_object_get(doc, "turns");
+	const json_t *england = json_object_get(json_array_get(turns, 0), "events");
+	assert_kinds(england, (const char *const[]){"invasion", "storm", "battle_disputed",
+						    "battle_decided", "comment", "comment",
+						    "battle", "retreat", NULL});
+	assert_string_equal(str_at(england, "2.attacker.nation"), "england");
+	assert_string_equal(str_at(england, "2.defender.nation"), "France & Co <Ltd>");
+	assert_string_equal(str_at(england, "2.reason"), "the two reports differ in: winner");
+	assert_string_equal(str_at(england, "3.province"), "Paris");
+	assert_string_equal(str_at(england, "3.winner.key"), "france");
+	assert_string_equal(str_at(england, "4.text"), "On the umpire's notes.");
+	assert_string_equal(str_at(england, "5.text"), "Both sides lost elements.");
+	/* France's turn keeps only what belongs to it: its capture and the
+	 * comment made after the decision's notes */
+	const json_t *france = json_object_get(json_array_get(turns, 1), "events");
+	assert_kinds(france, (const char *const[]){"capture", "comment", NULL});
+	assert_string_equal(str_at(france, "1.text"), "France's turn now.");
+
+	/* England lost 50 AP at sea and 20 AP at Paris, where 1 of its 6
+	 * routers came back; France lost nothing */
+	const json_t *losses = json_object_get(doc, "losses");
+	assert_true(json_is_true(json_object_get(doc, "has_losses")));
+	assert_int_equal(json_array_size(losses), 1);
+	assert_string_equal(str_at(losses, "0.player.key"), "england");
+	assert_int_equal(int_at(json_array_get(losses, 0), "ap"), 70);
+	const json_t *items = json_object_get(json_array_get(losses, 0), "items");
+	assert_int_equal(json_array_size(items), 2);
+	assert_string_equal(str_at(items, "0.cause"), "sea storm");
+	assert_int_equal(int_at(json_array_get(items, 0), "ap"), 50);
+	assert_string_equal(str_at(items, "0.elements.0.label"), "Bw(O)");
+	assert_int_equal(int_at(json_array_get(json_object_get(json_array_get(items, 0), "elements"), 0),
+			     "count"), 5);
+	assert_true(json_is_true(json_object_get(json_array_get(items, 1), "battle")));
+	assert_string_equal(str_at(items, "1.province"), "Paris");
+	assert_int_equal(int_at(json_array_get(items, 1), "ap"), 20);
+	assert_int_equal(int_at(json_array_get(items, 1), "routers"), 6);
+	assert_int_equal(int_at(json_array_get(items, 1), "returned_count"), 1);
+	assert_string_equal(str_at(items, "1.returned.0.label"), "Bw(O)");
+	assert_int_equal(json_array_size(json_object_get(json_array_get(items, 1), "elements")), 2);
+	json_decref(doc);
+	json_decref(comments);
+	json_decref(events);
+	campaign_free(c);
+}
+
 static void test_rewind(void **state)
 {
 	struct fixture *f = *state;
@@ -570,6 +668,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_variants_reproducible, setup, teardown),
 		cmocka_unit_test(test_odd_input),
 		cmocka_unit_test(test_loss_short_and_contingent),
+		cmocka_unit_test(test_dispute_in_order_and_losses),
 		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
 		cmocka_unit_test(test_battles_corrections_marks),
 	};

@@ -1044,6 +1044,38 @@ static void test_subject_tag_stays_first_in_replies(void **state)
 	free(s);
 }
 
+/* Issue 13 (club finding #19): a mail made again after an undo lists what
+ * changed as pairs, each old line followed by the one that replaced it, in
+ * the order of the new text; a line only gone or only new stands alone;
+ * orders the player was told of since are no news. */
+static void test_changed_lines_paired(void **state)
+{
+	(void)state;
+	const char *was = "Your turn.\n"
+			  "Send your movement option before Tue 26 Jan 2027 03:00 CET:\n"
+			  "  France: field army of 450 AP in Paris, 4 provinces\n"
+			  "  England: field army of 328 AP in Kent, 4 provinces\n"
+			  "A line that went.\n";
+	const char *now = "Your turn.\n"
+			  "Send your movement option before Tue 26 Jan 2027 06:00 CET:\n"
+			  "  France: field army of 480 AP in Paris, 4 provinces\n"
+			  "  England: field army of 328 AP in Kent, 4 provinces\n"
+			  "  NO MOVE\n"
+			  "Something quite new.\n";
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	size_t n = engine_changed_lines(&sb, was, now, "NO MOVE\n");
+	assert_int_equal(n, 6);
+	assert_string_equal(sb.data,
+			    "  was: Send your movement option before Tue 26 Jan 2027 03:00 CET:\n"
+			    "  now: Send your movement option before Tue 26 Jan 2027 06:00 CET:\n"
+			    "  was: France: field army of 450 AP in Paris, 4 provinces\n"
+			    "  now: France: field army of 480 AP in Paris, 4 provinces\n"
+			    "  now: Something quite new.\n"
+			    "  was: A line that went.\n");
+	strbuf_free(&sb);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_engine_teardown)
@@ -1062,6 +1094,7 @@ int main(void)
 		T(test_auto_replies_unanswered),
 		T(test_subject_with_player_line),
 		cmocka_unit_test(test_subject_tag_stays_first_in_replies),
+		cmocka_unit_test(test_changed_lines_paired),
 		T(test_subject_of_everyday_words),
 		T(test_subject_preview_please),
 		T(test_rejection_says_where_reading_stopped),

@@ -1033,6 +1033,89 @@ static void test_undo_and_the_diary(void **state)
 	}
 }
 
+/* Issue 13 (club findings #14, #16, #19). A battle whose two reports differ:
+ * the year's diary tells the dispute, the organiser's decision and the note
+ * given with it, in that order, under the battle's turn and before the
+ * battle; it says what each army lost and which routers came back. The year
+ * undone after its end: the note tells the player whose "Your turn" of the
+ * next year was sent that it no longer holds. */
+static void test_dispute_losses_and_void_turn(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "france", "NO MOVE\nIF INVADED ANY BATTLE\nALLOW PASSAGE burgundy\n"
+				 "DENY SUPPLY burgundy\n", NOW - 2 * HOUR));
+	free(orders(f, "burgundy", "INVADE Calais VIA Paris\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "burgundy", "BATTLE AT Calais\nWINNER burgundy\n", NOW + HOUR));
+	free(orders(f, "france", "BATTLE AT Calais\nWINNER france\n", NOW + HOUR));
+	act(f, ENGINE_ACT_BATTLE_RESULT,
+	    "BATTLE AT Calais\nWINNER france\nDESTROYED burgundy 4 Bw(O)\nFLED burgundy 2 Kn(S)\n",
+	    0, NOW + 2 * HOUR);
+	act(f, ENGINE_ACT_COMMENT, "Decided on the umpire's notes.", 0, NOW + 2 * HOUR);
+	free(orders(f, "burgundy", "NO MOVE\n", NOW + 3 * HOUR));
+	free(orders(f, "france", "NO MOVE\n", NOW + 3 * HOUR));
+	char *diary = NULL;
+	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The year's diary", &diary), 1);
+	/* (in one of their phrasings) */
+	const char *dispute = strstr(diary, "(the two reports differ in: winner)");
+	const char *decision = strstr(diary, "The organiser decided the result of the battle at "
+					     "Calais: the day went to France.");
+	if (!decision)
+		decision = strstr(diary, "The organiser ruled on the battle at Calais: victory to "
+					 "France.");
+	if (!decision)
+		decision = strstr(diary, "The organiser settled the battle at Calais in favour of "
+					 "France.");
+	const char *note = strstr(diary, "[The organiser: Decided on the umpire's notes.]");
+	const char *second = strstr(diary, "\n2. France");
+	assert_non_null(dispute);
+	assert_non_null(decision);
+	assert_non_null(note);
+	assert_non_null(second);
+	assert_true(dispute < decision && decision < note && note < second);
+	/* the battle itself comes after the decision and its note */
+	const char *battle = strstr(note, "Calais");
+	assert_non_null(battle);
+	assert_true(battle < second);
+	/* the losses: 4 Bw(O) destroyed and 2 Kn(S) fled are 6 routers, one
+	 * in six comes back to the loser: 1 Bw(O); 3 Bw(O) and 2 Kn(S), 39
+	 * AP, go to the reserve */
+	assert_has(diary, "What the armies lost in 1450");
+	assert_has(diary, "\n  Burgundy: 279 AP in all\n"); /* supply, forced passage too */
+	assert_has(diary, "\n    39 AP (the battle at Calais): 2 Kn(S), 3 Bw(O). Of 6 elements "
+			  "routed, 1 came back to the army: 1 Bw(O).\n");
+	/* France lost nothing: not named in that section */
+	char *losses = xstrdup(strstr(diary, "What the armies lost in 1450"));
+	char *end = strstr(losses, "\n\n");
+	assert_non_null(end);
+	*end = '\0';
+	assert_has_not(losses, "France");
+	free(losses);
+
+	/* Burgundy plays first in 1451 and was sent "Your turn" */
+	assert_has(diary, "The order of play for 1451, rolled as 1450 ended (with the dice of "
+			  "1450):\n  1. Burgundy\n  2. France\n");
+	free(diary);
+	const char *first = BURGUNDY, *other = FRANCE;
+	act(f, ENGINE_ACT_UNDO, NULL, 0, NOW + 4 * HOUR);
+	char *text = NULL;
+	assert_int_equal(mails(f, first, "1450 \u00b7 The organiser: a step taken back", &text), 1);
+	assert_has(text, "What you were sent about the steps taken back no longer holds:\n");
+	/* (the reply to Burgundy's last recruitment mail carried it) */
+	assert_has(text, "  \"1450 \u00b7 Re: orders\" (with \"Your turn (1451)\", \"The year's "
+			 "diary\", \"The sequence of play (1451)\"), sent Fri 15 Jan 2027 12:00 CET");
+	assert_has(text, ": the turn it gave you is void, and it is not your turn until a new "
+			 "\"Your turn\" mail says so\n");
+	assert_has(text, "marked \"Corrected:\" (a new \"Your turn\" among them)");
+	free(text);
+	assert_int_equal(mails(f, other, "1450 \u00b7 The organiser: a step taken back", &text), 1);
+	assert_has(text, "  \"1450 \u00b7 The year's diary\"");
+	assert_has_not(text, "Your turn");
+	assert_has_not(text, "the turn it gave you is void");
+	assert_has_not(text, "(a new \"Your turn\" among them)");
+	free(text);
+}
+
 /* ---------------------------------------------------------------- item 9 */
 
 /* IF INVADED ANY BATTLE, from Paris, where France holds Hainaut four stages
@@ -1115,6 +1198,7 @@ int main(void)
 		T(test_retreat_with_only_the_forbidden_province, setup),
 		T(test_undo_and_the_diary, setup),
 		T(test_merged_mail_says_each_thing_once, setup),
+		T(test_dispute_losses_and_void_turn, setup),
 		T(test_ack_leads_the_year_mail, setup),
 		T(test_contingent_that_cannot_reach, setup_apart),
 		T(test_contingent_that_can_reach, setup),
