@@ -163,6 +163,9 @@ bool engine_fold_hold(struct engine *e, const struct reply *r, int rank);
  * "Corrected: \"HEADING\" below replaces the one sent on ..." (engine_fold.c). */
 struct strbuf;
 void engine_part_preface(struct strbuf *pre, const char *p, const char *heading);
+/* A part's heading under another mail: "Subject", or "Subject (YEAR)" when
+ * its year is not the lead's. Caller frees. */
+char *engine_part_heading(const char *subject, int year, int lead_year);
 /* Queues the reply r (engine_queue_mail) with the mails held for its
  * recipient after its text, each under its subject, their places in the
  * year added to its Message-ID; a secret one goes alone. */
