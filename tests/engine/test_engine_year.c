@@ -378,6 +378,23 @@ static void test_organiser_mail(void **state)
 			      NOW + HOUR);
 	assert_non_null(strstr(reply, "the deadline is now"));
 	assert_non_null(strstr(reply, "is not the current step"));
+	/* each line's outcome once, under the line; what happens next once,
+	 * at the end, in words (issue 13, #20) */
+	const char *extend = strstr(reply, "> EXTEND 12");
+	const char *comment = strstr(reply, "> COMMENT A hard winter.");
+	const char *process = strstr(reply, "> PROCESS recruitment");
+	const char *next = strstr(reply, "What happens next");
+	assert_non_null(extend);
+	assert_non_null(comment);
+	assert_non_null(process);
+	assert_non_null(next);
+	assert_true(extend < comment && comment < process && process < next);
+	assert_non_null(strstr(comment, "the note is in the year's diary"));
+	assert_null(strstr(next + 1, "What happens next"));
+	assert_non_null(strstr(next, "It is "));
+	assert_non_null(strstr(next, "Deadline: "));
+	assert_null(strstr(reply, "Step: "));
+	assert_null(strstr(reply, "Still to answer"));
 	free(reply);
 	st = year_state(f);
 	assert_int_equal(json_integer_value(json_object_get(st, "deadline")), deadline + 12 * HOUR);
