@@ -152,6 +152,9 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 		} else if (organiser_awaited) {
 			you = xstrdup("Nothing is awaited from you now; the year waits for the "
 				      "organiser.");
+		} else if (st->paused && player == c->organiser_player) {
+			you = xstrdup("Nothing is awaited from you as a player; as the organiser, "
+				      "you resume the campaign when it should go on (RESUME).");
 		} else {
 			you = xstrdup("Nothing is awaited from you now.");
 		}

@@ -411,6 +411,9 @@ static void test_organiser_mail(void **state)
 			 3);
 	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: a note"), 0);
 	assert_int_equal(outbox_containing(f, "A note.\r\nA hard winter."), 3);
+	/* each detail a sentence with its full stop, no blank line inside */
+	assert_int_equal(outbox_containing(f, "A new deadline.\r\nThe deadline is now "), 3);
+	assert_int_equal(outbox_containing(f, " CET.\r\n\r\nA note.\r\n"), 3);
 }
 
 /* Issue 13: an ORGANISER mail whose actions cause the year's mails (the
@@ -448,6 +451,9 @@ static void test_organiser_mail_one_mail_each(void **state)
 		const char *note = strstr(text, "\nThe organiser: ");
 		assert_non_null(note);
 		assert_non_null(strstr(note, "A hard fight."));
+		/* the result's lines as they are, no full stop added, no blank
+		 * line doubled */
+		assert_non_null(strstr(note, "DESTROYED burgundy 2 Kn(S)\r\n\r\nA note.\r\n"));
 		assert_true(merged_into(text, "The organiser: "));
 		free(text);
 	}
