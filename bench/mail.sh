@@ -224,10 +224,24 @@ EOT
 			perf record -q -F 250 --call-graph dwarf,16384 -p "$dpid" -o "$top_builddir/perf-$n-$run.data" 2> perf.err &
 			perf_pid=$!
 		fi
+		died=
 		while [ "$(sent_count)" -lt $((sent_before + n)) ]; do
-			kill -0 "$dpid" 2>/dev/null || { fail "campaignd died"; break; }
+			if ! kill -0 "$dpid" 2>/dev/null; then
+				died=0
+				wait "$dpid" || died=$?
+				dpid=
+				break
+			fi
 			sleep 1
 		done
+		if [ -n "$died" ]; then
+			# no figures from a run cut short: say what it did, and stop
+			# this part (the mails it left stay in the mailbox)
+			fail "campaignd died (exit status $died) after $(( $(sent_count) - sent_before )) of $n replies, $(( $(now_ms) - t0 )) ms after its start; the end of $work/daemon.log:"
+			tail -n 5 daemon.log | sed 's/^/  /'
+			[ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null && wait "$perf_pid"
+			break 2
+		fi
 		daemon_ms=$(( $(now_ms) - t0 ))
 		queue_drained
 		cpu_snap "$dpid" cpu-daemon1.json

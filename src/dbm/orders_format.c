@@ -723,6 +723,16 @@ static json_t *order_json(const struct order *o, const struct campaign *c, int p
 	cost_notes(o, c, player, spent, notes);
 	json_object_set_new(j, "has_costs", json_boolean(json_array_size(notes) > 0));
 	json_object_set_new(j, "costs", notes);
+	/* the note of the contingents a move recalls, flagged apart: it still
+	 * holds once the move is carried out */
+	if (o->status == ORDER_OK && o->route && (o->kind == ORDER_INVADE || o->kind == ORDER_MOVE) &&
+	    player >= 0 && (size_t)player < c->player_count) {
+		json_t *recall = json_array();
+		recall_note(c, player, recall);
+		if (json_array_size(recall))
+			json_object_set(j, "recall", json_array_get(recall, 0));
+		json_decref(recall);
+	}
 	return j;
 }
 

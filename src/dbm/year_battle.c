@@ -424,10 +424,15 @@ void year_battle_dispute(struct year_run *r, const char *reason)
 		json_object_set_new(d, "comparison", json_string(both));
 		free(both);
 	}
-	for (int s = 0; s < 2; s++)
-		year_mail(r, "battle-disputed", find_player(c, jstr(pd, s ? "defender" : "attacker")),
-			  false, json_deep_copy(d), "The battle at %s goes to the organiser",
-			  jstr(pd, "province"));
+	/* the side the organiser plays gets the organiser's mail only: the
+	 * same reports once, with what to do about them */
+	for (int s = 0; s < 2; s++) {
+		int side = find_player(c, jstr(pd, s ? "defender" : "attacker"));
+		if (side >= 0 && side == c->organiser_player)
+			continue;
+		year_mail(r, "battle-disputed", side, false, json_deep_copy(d),
+			  "The battle at %s goes to the organiser", jstr(pd, "province"));
+	}
 	year_mail_organiser(r, "battle-disputed", d, "A battle result needs your decision");
 }
 

@@ -562,6 +562,13 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 	json_t *data = base_data(p, -1);
 	json_object_set_new(data, "report", json_string(report));
 	free(report);
+	/* what happens next, once after all the lines */
+	json_t *next = NULL;
+	if (engine_whats_next_in(e, -1, p->now, &next, errstr) != 0) {
+		json_decref(data);
+		return -1;
+	}
+	json_object_set_new(data, "next", next);
 	int rc = 0;
 	if (c->organiser_email) {
 		char *token = reply_token("org", p->raw, p->len, p->uid, p->now);

@@ -83,14 +83,10 @@ void engine_ack_moves_done(json_t *ack, const struct order_set *set)
 						"(the way, storms, forced passage, supply, what it "
 						"cost) is in the year's mail on your turn");
 		/* what the move did besides, the recall of contingents,
-		 * stays said */
-		size_t k;
-		json_t *was;
-		json_array_foreach(json_object_get(line, "costs"), k, was) {
-			const char *t = json_string_value(was);
-			if (t && strstr(t, " recalled"))
-				json_array_append(done, was);
-		}
+		 * stays said (the line's "recall" note, orders_ack_json) */
+		json_t *recall = json_object_get(line, "recall");
+		if (json_is_string(recall))
+			json_array_append(done, recall);
 		json_object_set_new(line, "has_costs", json_true());
 		json_object_set_new(line, "costs", done);
 	}

@@ -117,6 +117,11 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 	json_t *view = engine_awaited_json(st, c, io);
 	char *what = engine_awaited_for(view, c, player);
 	bool organiser_awaited = json_object_get(view, "organiser") && !st->paused;
+	/* for the organiser: each awaited player and what for, and his own part */
+	if (json_array_size(json_object_get(view, "awaited")))
+		json_object_set(d, "awaited_each", json_object_get(view, "awaited"));
+	if (organiser_awaited)
+		json_object_set(d, "organiser_for", json_object_get(view, "organiser"));
 	json_decref(view);
 	bool you_awaited = what != NULL;
 	char *list = nation_list(c, aw);
@@ -147,6 +152,9 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 		} else if (organiser_awaited) {
 			you = xstrdup("Nothing is awaited from you now; the year waits for the "
 				      "organiser.");
+		} else if (st->paused && player == c->organiser_player) {
+			you = xstrdup("Nothing is awaited from you as a player; as the organiser, "
+				      "you resume the campaign when it should go on (RESUME).");
 		} else {
 			you = xstrdup("Nothing is awaited from you now.");
 		}

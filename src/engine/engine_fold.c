@@ -265,6 +265,14 @@ static char *reyear(const char *text, int year, int lead_year)
 	return strbuf_take(&sb);
 }
 
+/* A part's heading under another mail's text: its subject, with its year
+ * when that is not the lead's ("Recruitment (1450)"). For queue_merged and
+ * the fold alike. */
+char *engine_part_heading(const char *subject, int year, int lead_year)
+{
+	return year != lead_year ? xasprintf("%s (%d)", subject, year) : xstrdup(subject);
+}
+
 /* A part's "Corrected:" preface as it reads below another mail's text: the
  * first sentence names the part (for queue_merged and the fold alike). */
 void engine_part_preface(struct strbuf *pre, const char *p, const char *heading)
@@ -317,8 +325,7 @@ static int queue_with(struct engine *e, const struct reply *lead, struct fold_ma
 			free(text);
 			text = t;
 		}
-		char *heading = year != lead_year ? xasprintf("%s (%d)", m->subject, year)
-						  : xstrdup(m->subject);
+		char *heading = engine_part_heading(m->subject, year, lead_year);
 		strbuf_printf(&body, "\n\n%s\n%s\n\n%s", MERGED_RULE, heading, text);
 		free(text);
 		/* its places in the year, for a correction after an undo */

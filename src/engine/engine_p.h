@@ -175,6 +175,9 @@ size_t engine_changed_lines(struct strbuf *sb, const char *was, const char *now,
  * decoded as the reader reads it; NULL if it has none. New string
  * (engine_changes.c). */
 char *engine_sent_text(const char *raw);
+/* A part's heading under another mail: "Subject", or "Subject (YEAR)" when
+ * its year is not the lead's. Caller frees. */
+char *engine_part_heading(const char *subject, int year, int lead_year);
 /* Queues the reply r (engine_queue_mail) with the mails held for its
  * recipient after its text, each under its subject, their places in the
  * year added to its Message-ID; a secret one goes alone. In a group of

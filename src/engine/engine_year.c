@@ -18,6 +18,7 @@
 #include "base/timefmt.h"
 #include "dbm/year.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -363,20 +364,24 @@ static json_t *announce_item(const char *action, const char *detail)
 	/* the start is said once, as done: "The campaign has started." */
 	bool start = strcmp(action, "start") == 0;
 	char *a = xstrdup(start ? "the campaign has started" : action_words(action));
-	/* a detail of one line is a sentence: it ends with a full stop */
-	size_t dl = start || !detail ? 0 : strlen(detail);
-	char *d = dl && !strchr(detail, '\n') && !strchr(".!?:", detail[dl - 1])
-			  ? xasprintf("%s.", detail)
-			  : xstrdup(dl ? detail : "");
 	if ('a' <= a[0] && a[0] <= 'z')
 		a[0] = (char)(a[0] - 'a' + 'A');
-	if ('a' <= d[0] && d[0] <= 'z')
-		d[0] = (char)(d[0] - 'a' + 'A');
-	json_t *one = json_pack("{s:s, s:s, s:s, s:s, s:s}", "action", action, "detail",
+	/* a sentence: a capital, no blank line after it, a full stop (not
+	 * after lines quoted, such as a battle result's) */
+	struct strbuf d = {0};
+	/* the start's detail ("the campaign has started") says it twice */
+	strbuf_puts(&d, detail && !start ? detail : "");
+	str_trim(d.data);
+	d.len = strlen(d.data);
+	if ('a' <= d.data[0] && d.data[0] <= 'z')
+		d.data[0] = (char)(d.data[0] - 'a' + 'A');
+	if (d.len && !strchr(d.data, '\n') && (isalnum((unsigned char)d.data[d.len - 1]) || d.data[d.len - 1] == ')'))
+		strbuf_puts(&d, ".");
+	json_t *one = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "action", action, "detail",
 				detail ? detail : "", "action_text", action_words(action),
-				"action_line", a, "detail_text", d);
+				"action_line", a, "detail_text", d.data, "has_detail", d.len > 0);
 	free(a);
-	free(d);
+	strbuf_free(&d);
 	return one;
 }
 

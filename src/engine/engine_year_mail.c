@@ -512,9 +512,8 @@ static int queue_merged(struct yctx *y, struct held **parts, size_t n)
 	 * that is not the first one's ("Recruitment (1450)") */
 	char **heading = xcalloc(n, sizeof *heading);
 	for (size_t i = 0; i < n; i++)
-		heading[i] = parts[i]->year != parts[0]->year
-				     ? xasprintf("%s (%d)", parts[i]->subject, parts[i]->year)
-				     : xstrdup(parts[i]->subject);
+		heading[i] = engine_part_heading(parts[i]->subject, parts[i]->year,
+						 parts[0]->year);
 	int rc = 0;
 	size_t kept = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {

@@ -290,7 +290,23 @@ static void preview_report(struct yctx *y, const char *step, bool as_json, const
 struct action_arg {
 	const struct engine_action_request *req;
 	int64_t now;
+	bool quiet; /* one line of an ORGANISER mail: its outcome, no status */
 };
+
+/* What an action without a detail of its own did, for the reply to an
+ * ORGANISER mail (which says what happens next once, at its end). */
+static const char *action_done(enum engine_action action)
+{
+	switch (action) {
+	case ENGINE_ACT_PAUSE:
+		return "the campaign's clock is stopped: no deadline passes until it resumes "
+		       "(orders are still read)";
+	case ENGINE_ACT_COMMENT:
+		return "the note is in the year's diary, and every player is sent it";
+	default:
+		return "done";
+	}
+}
 
 static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 {
@@ -610,11 +626,16 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 	if (yctx_save(&y, errstr) != 0)
 		goto done;
 	if (req->action != ENGINE_ACT_PREVIEW) {
+		bool quiet = ((struct action_arg *)arg)->quiet;
 		if (detail)
 			strbuf_printf(&out, "%s\n", detail);
-		char *st = yctx_status_text(&y);
-		strbuf_puts(&out, st);
-		free(st);
+		else if (quiet && !out.len)
+			strbuf_printf(&out, "%s\n", action_done(req->action));
+		if (!quiet) {
+			char *st = yctx_status_text(&y);
+			strbuf_puts(&out, st);
+			free(st);
+		}
 	}
 	*report = strbuf_take(&out);
 	rc = 0;
@@ -636,7 +657,7 @@ done:
 int engine_action(struct engine *e, const struct engine_action_request *req, int64_t now,
 		  char **report, char **errstr)
 {
-	struct action_arg a = {req, now};
+	struct action_arg a = {req, now, false};
 	*report = NULL;
 	return engine_year_transaction(e, action_fn, &a, report, errstr);
 }
@@ -788,16 +809,16 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 		struct engine_action_request req = {0};
 		char *text = NULL;
 		if (o->status == ORDER_ERROR) {
-			strbuf_printf(&out, "line %d: %s\n  ERROR: %s\n", o->line,
-				      o->text ? o->text : "", o->error ? o->error : "");
+			strbuf_printf(&out, "%sline %d: %s\n  ERROR: %s\n", out.len ? "\n" : "",
+				      o->line, o->text ? o->text : "", o->error ? o->error : "");
 			continue;
 		}
 		if (o->kind == ORDER_STAND_IN) {
 			char *r = NULL;
 			if (engine_stand_in_organiser_line(e, o, now, &r, errstr) != 0)
 				goto fail;
-			strbuf_printf(&out, "> %s\n%s\n", o->understood ? o->understood : "",
-				      r ? r : "");
+			strbuf_printf(&out, "%s> %s\n%s\n", out.len ? "\n" : "",
+				      o->understood ? o->understood : "", r ? str_trim(r) : "");
 			free(r);
 			continue;
 		}
@@ -837,14 +858,15 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 		}
 		char *line = o->understood ? o->understood : o->text;
 		char *r = NULL;
-		struct action_arg a = {&req, now};
+		struct action_arg a = {&req, now, true};
 		int rc = action_fn(e, &a, &r, errstr);
 		free(text);
 		if (rc < 0) {
 			free(r);
 			goto fail;
 		}
-		strbuf_printf(&out, "> %s\n%s\n", line ? line : "", r ? r : "");
+		strbuf_printf(&out, "%s> %s\n%s\n", out.len ? "\n" : "", line ? line : "",
+			      r ? str_trim(r) : "");
 		free(r);
 	}
 	if (announce_batch(e, now, errstr) != 0)

@@ -378,6 +378,23 @@ static void test_organiser_mail(void **state)
 			      NOW + HOUR);
 	assert_non_null(strstr(reply, "the deadline is now"));
 	assert_non_null(strstr(reply, "is not the current step"));
+	/* each line's outcome once, under the line; what happens next once,
+	 * at the end, in words (issue 13, #20) */
+	const char *extend = strstr(reply, "> EXTEND 12");
+	const char *comment = strstr(reply, "> COMMENT A hard winter.");
+	const char *process = strstr(reply, "> PROCESS recruitment");
+	const char *next = strstr(reply, "What happens next");
+	assert_non_null(extend);
+	assert_non_null(comment);
+	assert_non_null(process);
+	assert_non_null(next);
+	assert_true(extend < comment && comment < process && process < next);
+	assert_non_null(strstr(comment, "the note is in the year's diary"));
+	assert_null(strstr(next + 1, "What happens next"));
+	assert_non_null(strstr(next, "It is "));
+	assert_non_null(strstr(next, "Deadline: "));
+	assert_null(strstr(reply, "Step: "));
+	assert_null(strstr(reply, "Still to answer"));
 	free(reply);
 	st = year_state(f);
 	assert_int_equal(json_integer_value(json_object_get(st, "deadline")), deadline + 12 * HOUR);
@@ -394,6 +411,9 @@ static void test_organiser_mail(void **state)
 			 3);
 	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: a note"), 0);
 	assert_int_equal(outbox_containing(f, "A note.\r\nA hard winter."), 3);
+	/* each detail a sentence with its full stop, no blank line inside */
+	assert_int_equal(outbox_containing(f, "A new deadline.\r\nThe deadline is now "), 3);
+	assert_int_equal(outbox_containing(f, " CET.\r\n\r\nA note.\r\n"), 3);
 }
 
 /* Issue 13: an ORGANISER mail whose actions cause the year's mails (the
@@ -431,6 +451,9 @@ static void test_organiser_mail_one_mail_each(void **state)
 		const char *note = strstr(text, "\nThe organiser: ");
 		assert_non_null(note);
 		assert_non_null(strstr(note, "A hard fight."));
+		/* the result's lines as they are, no full stop added, no blank
+		 * line doubled */
+		assert_non_null(strstr(note, "DESTROYED burgundy 2 Kn(S)\r\n\r\nA note.\r\n"));
 		assert_true(merged_into(text, "The organiser: "));
 		free(text);
 	}

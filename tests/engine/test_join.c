@@ -269,7 +269,7 @@ static void test_player_joins_next_year(void **state)
 	assert_int_equal(count_of(mail, "\n=====\n"), 2);
 	assert_int_equal(count_of(mail, "Subject: [TestCampaign] 1450 \u00b7 Your invitation and "
 					"password"), 1);
-	assert_has(mail, "You join a campaign under way: Deltaland enters play when the year\n1451 "
+	assert_has(mail, "You join a campaign under way: Deltaland enters play when the year 1451 "
 			 "begins");
 	assert_int_equal(count_of(mail, "Subject: [TestCampaign] 1450 \u00b7 Choose your field "
 					"army"), 1);

@@ -569,6 +569,27 @@ static void test_move_ack_names_recalled_contingents(void **state)
 	free(text);
 }
 
+/* A move carried out with its own mail: the plan is past, but the recall
+ * of the contingents it made is still said. */
+static void test_move_carried_out_names_recalled_contingents(void **state)
+{
+	struct world *w = *state;
+	start(w); /* France's contingent is with Burgundy's army */
+	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nNO MOVE\n", NOW + HOUR);
+	free(text_to(w, PHILIPPE, NULL));
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nMOVE Dijon\n", NOW + 2 * HOUR);
+	char *text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"Your mail, line by line",
+		"2: MOVE Dijon",
+		"-> carried out with your mail",
+		"-> your contingent with Burgundy's army is recalled",
+		"Your current orders",
+		NULL});
+	assert_null(strstr(text, "1 stage: normal move"));
+	free(text);
+}
+
 static void test_move_ack_without_contingents(void **state)
 {
 	struct world *w = *state;
@@ -637,6 +658,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_status_awaited_for_a_decision, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_move_ack_names_recalled_contingents, setup_played,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_move_carried_out_names_recalled_contingents,
+						setup_played, teardown),
 		cmocka_unit_test_setup_teardown(test_move_ack_without_contingents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_player_line_without_password, setup, teardown),
 	};

@@ -442,10 +442,10 @@ static void test_tributary_contingent_on_order(void **state)
 	free(reply);
 	char *text = NULL;
 	assert_int_equal(mails(f, SAVOY, "Burgundy orders you to provide a contingent", &text), 1);
-	assert_has(text, "Burgundy orders you to provide an allied contingent (rules 3.2: \"Your\n"
+	assert_has(text, "Burgundy orders you to provide an allied contingent (rules 3.2: \"Your "
 			 "tributaries must provide an allied contingent if you order them to\").\n"
 			 "You cannot refuse.\n");
-	assert_has(text, "if\nyou do not answer, these troops go: 1 Cv(O) general, 4 Kn(O).");
+	assert_has(text, "if you do not answer, these troops go: 1 Cv(O) general, 4 Kn(O).");
 	free(text);
 	/* a call on a player who is not one's tributary is refused */
 	reply = orders(f, "france", "CONTINGENT FROM burgundy\n", NOW - 3 * HOUR);
@@ -462,7 +462,7 @@ static void test_tributary_contingent_on_order(void **state)
 	assert_true(asked);
 	assert_int_equal(mails(f, SAVOY, "Burgundy calls on you for a contingent", &text), 1);
 	assert_has(text, "Burgundy is to fight France at Dijon.\nBurgundy ordered you to provide "
-			 "a contingent for it:\nyou cannot refuse (rules 3.2).");
+			 "a contingent for it: you cannot refuse (rules 3.2).");
 	assert_has(text, "Without an answer (or with ANSWER ALLIES NO) these troops go:\n"
 			 "  1 Cv(O) general, 4 Kn(O)\n");
 	free(text);
@@ -509,7 +509,7 @@ static void test_tributary_order_withdrawn(void **state)
 	char *text = NULL;
 	assert_int_equal(mails(f, SAVOY, "Burgundy no longer orders you to provide a contingent",
 			       &text), 1);
-	assert_has(text, "Burgundy has withdrawn its order to provide a contingent\n"
+	assert_has(text, "Burgundy has withdrawn its order to provide a contingent "
 			 "(NO CONTINGENT FROM): you are no longer called for its battles");
 	free(text);
 	/* one who is not one's tributary: refused, nobody told */
