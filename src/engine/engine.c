@@ -67,32 +67,6 @@ static char *reply_subject(const char *subject, const char *fallback)
 	return re;
 }
 
-/* Per-address reply budget: true if one more reply of this class may go to
- * addr this hour (and counts it). */
-static bool rate_allow_class(struct engine *e, const char *cls, int limit, const char *addr,
-			     int64_t now, char **errstr)
-{
-	char *key = xasprintf("rate:%s:%s:%lld", cls, addr, (long long)(now / 3600));
-	char *v = NULL;
-	bool allow = false;
-	if (store_kv_get(e->store, key, &v, errstr) == STORE_OK) {
-		int n = v ? atoi(v) : 0;
-		if (n < limit) {
-			char buf[16];
-			snprintf(buf, sizeof buf, "%d", n + 1);
-			allow = store_kv_set(e->store, key, buf, errstr) == STORE_OK;
-		}
-	}
-	free(v);
-	free(key);
-	return allow;
-}
-
-static bool rate_allow(struct engine *e, const char *addr, int64_t now, char **errstr)
-{
-	return rate_allow_class(e, "reply", e->rate_limit_per_hour, addr, now, errstr);
-}
-
 /* ---- classifying and authenticating ---- */
 
 static int player_by_address(const struct campaign *c, const char *addr)
@@ -512,7 +486,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	}
 	const char *ack_to = p->stand_in ? p->stand_in->address : pl->email;
 	const char *ack_name = p->stand_in ? p->stand_in->name : pl->name;
-	if (!rate_allow(e, ack_to, p->now, errstr)) {
+	if (!guard_reply_allowed(e, ack_to, p->now, errstr)) {
 		if (*errstr)
 			goto done;
 		free(out->summary);
@@ -679,7 +653,7 @@ static int forgot_password(struct process *p, int player, char **errstr)
 	const struct player *pl = &p->c->players[player];
 	free(p->out->player);
 	p->out->player = xstrdup(pl->key);
-	if (!rate_allow(p->e, pl->email, p->now, errstr)) {
+	if (!guard_reply_allowed(p->e, pl->email, p->now, errstr)) {
 		if (*errstr)
 			return -1;
 		p->out->verdict = ENGINE_REJECTED;

@@ -221,6 +221,8 @@ void engine_secrets_clear(struct engine *e);
 #define GUARD_REJECTIONS_PER_ORIGIN 3
 #define GUARD_REJECTIONS_PER_ADDRESS 6
 
+/* One more reply to addr this hour within the per-address budget (counted). */
+bool guard_reply_allowed(struct engine *e, const char *addr, int64_t now, char **errstr);
 /* Counts one rejection to to_addr for the mail described by info, if the
  * limits allow it (*allowed). Returns 0, or -1 with *errstr on a database
  * error. Inside the mail's transaction. */

@@ -35,6 +35,18 @@ static int counter_set(struct engine *e, const char *key, int n, char **errstr)
 	return store_kv_set(e->store, key, buf, errstr) == STORE_OK ? 0 : -1;
 }
 
+/* The per-address reply budget: true if one more reply may go to addr
+ * this hour (and counts it); false when the budget is spent or on error. */
+bool guard_reply_allowed(struct engine *e, const char *addr, int64_t now, char **errstr)
+{
+	char *key = xasprintf("rate:reply:%s:%lld", addr, (long long)(now / 3600));
+	int n = 0;
+	bool allow = counter_get(e, key, &n, errstr) == 0 && n < e->rate_limit_per_hour &&
+		     counter_set(e, key, n + 1, errstr) == 0;
+	free(key);
+	return allow;
+}
+
 /* The part of the Message-ID after the '@', lower case and bounded, or "-":
  * mail clients and providers each have their own, so it tells apart senders
  * that put the same From on their mail. */
