@@ -105,26 +105,6 @@ json_t *engine_player_status(struct engine *e, int player, int64_t now, char **e
 	json_object_set_new(d, "contingents_out", out);
 	json_object_set_new(d, "contingents_in", in);
 
-	json_t *pending = json_array();
-	char *text = y.io.orders_load(y.io.ctx, player, c->year, c->phase);
-	if (text) {
-		struct order_set set;
-		orders_parse(text, c, player, &set);
-		for (size_t i = 0; i < set.count; i++) {
-			if (set.orders[i].status != ORDER_OK)
-				continue;
-			char *line = orders_format_one(&set.orders[i], c, player);
-			if (line)
-				json_array_append_new(pending, json_string(line));
-			free(line);
-		}
-		orders_set_free(&set);
-	}
-	free(text);
-	if (!json_array_size(pending))
-		json_object_set_new(d, "no_pending", json_true());
-	json_object_set_new(d, "pending", pending);
-
 	json_t *positions = json_array();
 	for (size_t q = 0; q < c->player_count; q++) {
 		const struct player *o = &c->players[q];
@@ -141,12 +121,6 @@ json_t *engine_player_status(struct engine *e, int player, int64_t now, char **e
 	json_object_set_new(d, "positions", positions);
 
 	json_t *aw = engine_awaited_json(&y.st, c, &y.io);
-	char *mine = engine_awaited_for(aw, c, player);
-	if (mine)
-		json_object_set_new(d, "you_awaited_for", json_string(mine));
-	else
-		json_object_set_new(d, "not_awaited", json_true());
-	free(mine);
 	json_t *asks = json_array();
 	size_t i;
 	json_t *v;
@@ -156,8 +130,9 @@ json_t *engine_player_status(struct engine *e, int player, int64_t now, char **e
 		if ((by && strcmp(by, pl->key) == 0) || (to && strcmp(to, pl->key) == 0))
 			json_array_append(asks, json_object_get(v, "what"));
 	}
+	json_object_set_new(d, "has_requests", json_boolean(json_array_size(asks) > 0));
 	json_object_set_new(d, "your_requests", asks);
-	json_object_set_new(d, "waiting", aw);
+	json_decref(aw);
 	if (y.err) {
 		*errstr = y.err;
 		y.err = NULL;

@@ -1,6 +1,7 @@
-/* A player's STATUS by mail: his own army, reserve and contingents, his
- * pending orders and what the campaign waits for (from him above all).
- * Private to the engine. */
+/* A player's STATUS by mail: their own army, reserve and contingents, the
+ * requests waiting for an answer, where everyone stands (inside the
+ * acknowledgement, which already says what is awaited and which orders
+ * stand). Private to the engine. */
 #ifndef CAMPAIGN_ENGINE_PLAYER_STATUS_H
 #define CAMPAIGN_ENGINE_PLAYER_STATUS_H
 
@@ -19,13 +20,11 @@
  *   "ceiling_ap", "prestige", "provinces" (names), "overlord",
  *   "contingents_out": [{"with", "where", "ap", "elements", "returning"}],
  *   "contingents_in": [{"from", "ap", "elements"}],
- *   "pending": [canonical order lines], "no_pending",
  *   "positions": [{"nation", "active", "location", "field_ap",
  *                  "provinces", "provinces_text", "prestige"}],
  *   "provinces_text": his provinces, home ones starred,
- *   "your_requests": the requests without deadline that concern him,
- *   "waiting": the year's open step (awaited.h), "you_awaited_for" (his
- *   part, when he is awaited), "not_awaited". */
+ *   "your_requests": the requests without deadline that concern them,
+ *   "has_requests". */
 json_t *engine_player_status(struct engine *e, int player, int64_t now, char **errstr);
 
 #endif

@@ -329,7 +329,15 @@ static void test_status(void **state)
 	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nIF INVADED ANY SIEGE\nSTATUS\n",
 		NOW + HOUR);
 	char *text = text_to(w, CHARLES, NULL);
+	/* what is awaited and the orders that stand are the acknowledgement's
+	 * own sections, said once, before the status */
 	assert_in_order(text, (const char *const[]){
+		"What happens next",
+		"Burgundy's turn",
+		"Nothing is awaited from you now",
+		"Deadline: ",
+		"Your current orders",
+		"IF INVADED ANY SIEGE",
 		"Status of France, 1451",
 		"Your field army at Paris: 462 AP, 2 generals",
 		"2 Cv(O) general at 25 AP = 50 AP",
@@ -339,14 +347,10 @@ static void test_status(void **state)
 		"You are the tributary of Burgundy.",
 		"Your contingent with Burgundy's army at Flanders: 18 AP",
 		"2 Kn(F) at 9 AP = 18 AP",
-		"Your pending orders",
-		"IF INVADED ANY SIEGE",
-		"What the campaign waits for",
-		"the turn of Burgundy",
-		"Deadline: ",
-		"Nothing from you at this step.",
 		"Where everyone stands",
 		NULL});
+	assert_null(strstr(text, "What the campaign waits for"));
+	assert_null(strstr(text, "Your pending orders"));
 	free(text);
 
 	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nSTATUS\n", NOW + 2 * HOUR);
@@ -359,11 +363,15 @@ static void test_status(void **state)
 		"Your provinces (* home): Dijon*, Flanders",
 		"France's contingent with your army: 18 AP",
 		"2 Kn(F) at 9 AP = 18 AP",
-		"Your pending orders",
-		"(none)",
-		"From you: the movement option of the turn",
 		NULL});
-	assert_null(strstr(text, "Nothing from you"));
+	assert_in_order(text, (const char *const[]){
+		"What happens next",
+		"Awaited from you: the movement option of the turn",
+		"Your current orders",
+		"(none",
+		"Status of Burgundy",
+		NULL});
+	assert_null(strstr(text, "Nothing is awaited from you"));
 	free(text);
 }
 
@@ -500,7 +508,7 @@ static void test_preview_by_mail(void **state)
 	assert_int_equal(drop(w, CHARLES), 0);
 	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nSTATUS\n", NOW + 3 * HOUR);
 	text = text_to(w, CHARLES, NULL);
-	assert_non_null(strstr(text, "From you: the movement option of the turn"));
+	assert_non_null(strstr(text, "Awaited from you: the movement option of the turn"));
 	free(text);
 }
 
@@ -519,20 +527,21 @@ static void test_status_awaited_for_a_decision(void **state)
 	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nSTATUS\n", NOW + 3 * HOUR);
 	char *text = text_to(w, CHARLES, NULL);
 	assert_in_order(text, (const char *const[]){
-		"What the campaign waits for",
+		"What happens next",
 		"France's answer to the invasion of Paris by Burgundy",
+		"Awaited from you: the answer to the invasion of Paris by Burgundy: IF INVADED "
+		"Paris BATTLE, SIEGE or RETREAT TO a province.",
 		"Deadline: ",
-		"From you: the answer to the invasion of Paris by Burgundy: IF INVADED Paris "
-		"BATTLE, SIEGE or RETREAT TO a province.",
+		"Waiting for an answer",
 		"France asked to become the tributary of Burgundy, who has not answered",
 		NULL});
 	free(text);
 	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nSTATUS\n", NOW + 4 * HOUR);
 	text = text_to(w, PHILIPPE, NULL);
 	assert_in_order(text, (const char *const[]){
-		"Your pending orders",
-		"INVADE Paris",
-		"Nothing from you at this step.",
+		"the year waits for France's answer to the invasion of Paris by Burgundy",
+		"Nothing is awaited from you now",
+		"Waiting for an answer",
 		"France asked to become the tributary of Burgundy, who has not answered "
 		"(ACCEPT TRIBUTARY france)",
 		NULL});
