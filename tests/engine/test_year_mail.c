@@ -1094,7 +1094,7 @@ static void test_dispute_losses_and_void_turn(void **state)
 
 	/* Burgundy plays first in 1451 and was sent "Your turn" */
 	assert_has(diary, "The order of play for 1451, rolled as 1450 ended (with the dice of "
-			  "1450):\n  1. Burgundy\n  2. France\n");
+			  "1450), is in \"The sequence of play\" below.\n");
 	free(diary);
 	const char *first = BURGUNDY, *other = FRANCE;
 	act(f, ENGINE_ACT_UNDO, NULL, 0, NOW + 4 * HOUR);
