@@ -189,6 +189,20 @@ static json_t *comments_for_year(struct site *s, int year)
 	return comments;
 }
 
+/* The diary data of one year (diary_year_json) as campaign c tells it,
+ * with the year's events, the organiser's comments and the dice. */
+static json_t *year_diary(struct site *s, const struct campaign *c, int year)
+{
+	json_t *evs = year_events(s->events, year);
+	json_t *comments = comments_for_year(s, year);
+	json_t *dice = dice_for_year(s, year);
+	json_t *data = diary_year_json(c, evs, year, comments, dice);
+	json_decref(evs);
+	json_decref(comments);
+	json_decref(dice);
+	return data;
+}
+
 /* The year's state as the store holds it; false (and `st` initialised)
  * when there is none yet or it cannot be read. Free with year_state_free. */
 static bool read_year_state(struct site *s, struct year_state *st)
@@ -258,13 +272,7 @@ static json_t *year_page_data(struct site *s, int year, char **map_out)
 		return NULL;
 	}
 	bool rewound = diary_rewind(then, s->events, year);
-	json_t *evs = year_events(s->events, year);
-	json_t *comments = comments_for_year(s, year);
-	json_t *dice = dice_for_year(s, year);
-	json_t *data = diary_year_json(then, evs, year, comments, dice);
-	json_decref(evs);
-	json_decref(comments);
-	json_decref(dice);
+	json_t *data = year_diary(s, then, year);
 
 	/* The year's battles with each side's losses, and the organiser's
 	 * corrections, marked as such. */
@@ -481,13 +489,7 @@ static int front_latest(struct site *s, json_t *data, int year)
 		int y = (int)json_integer_value(json_array_get(s->years, i));
 		if (y >= year)
 			continue;
-		json_t *evs = year_events(s->events, y);
-		json_t *comments = comments_for_year(s, y);
-		json_t *dice = dice_for_year(s, y);
-		json_t *d = diary_year_json(s->c, evs, y, comments, dice);
-		json_decref(evs);
-		json_decref(comments);
-		json_decref(dice);
+		json_t *d = year_diary(s, s->c, y);
 		rc = add_all_texts(s, d);
 		json_decref(latest);
 		latest = latest_entries(d);
@@ -508,13 +510,7 @@ static int publish_index(struct site *s)
 	int year = json_array_size(s->years)
 			   ? (int)json_integer_value(json_array_get(s->years, json_array_size(s->years) - 1))
 			   : s->c->year;
-	json_t *evs = year_events(s->events, year);
-	json_t *comments = comments_for_year(s, year);
-	json_t *dice = dice_for_year(s, year);
-	json_t *data = diary_year_json(s->c, evs, year, comments, dice);
-	json_decref(evs);
-	json_decref(comments);
-	json_decref(dice);
+	json_t *data = year_diary(s, s->c, year);
 	int rc = add_all_texts(s, data);
 	if (rc == 0)
 		rc = front_latest(s, data, year);
