@@ -563,7 +563,8 @@ static void test_allies_solicited_then_invade(void **state)
 		    NOW + HOUR));
 	assert_int_equal(mails(f, FRANCE, "The answers to your call for allies", &text), 1);
 	assert_has(text, "  Savoy promises a contingent: 1 Cv(O) general, 4 Kn(O)\n");
-	assert_has(text, "  INVADE Dijon ");
+	assert_has(text, "  INVADE Dijon\n      to go on: the promised contingents are sent to its battle\n");
+	assert_has(text, "  CALL OFF\n");
 	assert_has(text, "Without an answer the attack is called off");
 	free(text);
 	reply = orders(f, "france", "INVADE Dijon\n", NOW + 2 * HOUR);
