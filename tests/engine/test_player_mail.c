@@ -493,7 +493,7 @@ static void test_preview_by_mail(void **state)
 		NOW + 2 * HOUR);
 	char *text = text_to(w, "organiser@example.org", NULL);
 	assert_in_order(text, (const char *const[]){
-		"Preview of the step turn-france",
+		"Preview: what would happen if the step the year is at were processed now (it waits for the turn of France",
 		"Nothing was changed",
 		"What would happen:",
 		"France sent no movement order in time: NO MOVE.",
