@@ -266,9 +266,9 @@ static void preview_report(struct yctx *y, const char *step, bool as_json, const
 	} else {
 		json_t *d = yctx_base_data(y, NO_INDEX);
 		json_object_set_new(d, "step", json_string(step));
-		char *waits = year_step_describe(&y->st, y->c);
-		json_object_set_new(d, "step_text", json_string(waits));
-		free(waits);
+		char words[256];
+		year_step_words(y->c, step, words, sizeof words);
+		json_object_set_new(d, "step_text", json_string(words));
 		json_object_set(d, "events", decorated);
 		json_object_set(d, "nothing", quiet);
 		json_object_set(d, "mails", mails);

@@ -493,7 +493,7 @@ static void test_preview_by_mail(void **state)
 		NOW + 2 * HOUR);
 	char *text = text_to(w, "organiser@example.org", NULL);
 	assert_in_order(text, (const char *const[]){
-		"Preview: what would happen if the step the year is at were processed now (it waits for the turn of France",
+		"Preview of France's turn: what would happen if it were processed now.",
 		"Nothing was changed",
 		"What would happen:",
 		"France sent no movement order in time: NO MOVE.",

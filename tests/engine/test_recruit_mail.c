@@ -279,7 +279,7 @@ static void test_preview_covers_every_nation(void **state)
 	to_the_recruitment(f);
 	orders(f, "burgundy", "RECRUIT 3 Kn(S)\n", NOW + HOUR);
 	char *report = act(f, ENGINE_ACT_PREVIEW, NOW + 2 * HOUR);
-	assert_has(report, "(it waits for every player's recruitment orders");
+	assert_has(report, "Preview of the recruitment: what would happen");
 	assert_has(report, "  Burgundy recruits 36 AP");
 	assert_has(report, "  France recruits nothing: it has sent no recruitment orders yet (if "
 			   "none come by the deadline, the same).\n");
@@ -288,7 +288,7 @@ static void test_preview_covers_every_nation(void **state)
 	/* France's NO MOVE ended the phase; in the new year's first turn
 	 * the other nation has nothing at this step */
 	report = act(f, ENGINE_ACT_PREVIEW, NOW + 4 * HOUR);
-	assert_has(report, "(it waits for the turn of France");
+	assert_has(report, "Preview of France's turn: what would happen");
 	assert_has(report, "  Burgundy: nothing at this step (it is France's turn).\n");
 	assert_has_not(report, "  France: nothing");
 	free(report);
