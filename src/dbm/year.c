@@ -446,6 +446,28 @@ static const char *step_default(const struct year_state *st)
 	}
 }
 
+/* What a reminder says it waits for: a step every player answers at once
+ * names the players still awaited, not "every player". Caller frees. */
+static char *reminder_waiting_for(const struct year_run *r, const int *who, size_t n)
+{
+	const char *what;
+	if (r->st->step == YEAR_RECRUITMENT)
+		what = "RECRUIT, DISMISS, RETRIEVE GENERAL, or NO MOVE for none";
+	else if (r->st->step == YEAR_VOTE)
+		what = "VOTE CONTINUE or VOTE END";
+	else
+		return year_step_describe(r->st, r->c);
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "the ");
+	strbuf_puts(&sb, r->st->step == YEAR_VOTE ? "vote" : "recruitment orders");
+	strbuf_puts(&sb, " of ");
+	for (size_t i = 0; i < n; i++)
+		strbuf_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+			      pnation(r->c, who[i]));
+	strbuf_printf(&sb, ": %s", what);
+	return strbuf_take(&sb);
+}
+
 static void send_reminders(struct year_run *r)
 {
 	const struct campaign_settings *s = &r->c->settings;
@@ -464,10 +486,14 @@ static void send_reminders(struct year_run *r)
 			st->reminders_sent |= 1u << i;
 	int *who = xcalloc(r->c->player_count + 1, sizeof *who);
 	size_t n = awaited(r, who);
-	char *what = year_step_describe(st, r->c);
+	char *what = reminder_waiting_for(r, who, n);
 	for (size_t i = 0; i < n; i++) {
 		json_t *d = year_deadline_data(r);
 		json_object_set_new(d, "waiting_for", json_string(what));
+		/* a player is reminded because nothing valid of his is in */
+		json_object_set_new(d, "none_in",
+				    json_string("Nothing valid of yours is in for this step yet "
+						"(a line with an error counts for nothing)."));
 		json_object_set_new(d, "if_nothing",
 				    json_string(year_tributary_ordered(st, r->c, who[i])
 							? "If nothing comes, the contingent you were "

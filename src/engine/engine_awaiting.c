@@ -143,9 +143,33 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 	if (player >= 0) {
 		json_object_set_new(d, "you_awaited", json_boolean(you_awaited));
 		char *you;
+		/* a step every player answers at once: a player not awaited has
+		 * his answer in, and it stands until the step is played */
+		const char *stand = NULL;
+		if (!you_awaited && (size_t)player < c->player_count &&
+		    c->players[player].status == PLAYER_ACTIVE) {
+			if (st->step == YEAR_RECRUITMENT)
+				stand = "Your recruitment orders are in: they stand, and you can "
+					"change them (send them again) until the recruitment is "
+					"played.";
+			else if (st->step == YEAR_VOTE)
+				stand = "Your vote is in: it stands, and you can change it until "
+					"the votes are counted.";
+		}
 		if (you_awaited) {
 			json_object_set_new(d, "awaited_for", json_string(what));
 			you = xasprintf("Awaited from you: %s.", what);
+		} else if (stand) {
+			struct strbuf yb = {0};
+			strbuf_puts(&yb, stand);
+			if (*list)
+				strbuf_printf(&yb, " The year waits for %s.", list);
+			else if (organiser_awaited)
+				strbuf_puts(&yb, " The year waits for the organiser.");
+			else if (st->paused && player == c->organiser_player)
+				strbuf_puts(&yb, " As the organiser, you resume the campaign when "
+						 "it should go on (RESUME).");
+			you = strbuf_take(&yb);
 		} else if (*list) {
 			you = xasprintf("Nothing is awaited from you now; the year waits for %s.",
 					list);

@@ -447,6 +447,10 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		/* a step undone after its deadline passed gets a fresh one:
 		 * its normal length, counted from the undo on the campaign's
 		 * clock (stopped until the organiser resumes) */
+		json_t *still = year_awaited(&y.st, c, &y.io);
+		bool all_in = (y.st.step == YEAR_RECRUITMENT || y.st.step == YEAR_VOTE) &&
+			      json_array_size(still) == 0;
+		json_decref(still);
 		if (y.st.deadline && y.st.paused_left <= 0 && detail) {
 			y.st.paused_left = year_step_length(&y.st, c);
 			char len[64];
@@ -455,6 +459,15 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 					       "fresh one: %s from the moment the organiser resumes "
 					       "the campaign",
 					       detail, len);
+			free(detail);
+			detail = more;
+		}
+		/* every answer already in: the step does not wait for a deadline */
+		if (all_in && detail) {
+			char *more = xasprintf("%s. But every player's %s already in, so it is "
+					       "played again at once when the organiser resumes the "
+					       "campaign, unless someone changes orders before",
+					       detail, y.st.step == YEAR_VOTE ? "vote is" : "orders are");
 			free(detail);
 			detail = more;
 		}

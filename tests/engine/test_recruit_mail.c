@@ -37,10 +37,16 @@
  * of its list minimum of 18, with 5 in its reserve (36 AP), 2 Bw(O) and 2
  * Ps(I) there too. France holds Paris and Calais (20 AP) with 2 Kn(F) in
  * its reserve. */
-static int setup(void **state)
+/* reminder: the hours before a deadline of the one reminder (0: as the
+ * fixture has it) */
+static int setup_with(void **state, int reminder)
 {
 	struct test_engine *f = xcalloc(1, sizeof *f);
 	struct campaign *c = fixture_campaign();
+	if (reminder) {
+		memset(c->settings.reminder_hours, 0, sizeof c->settings.reminder_hours);
+		c->settings.reminder_hours[0] = reminder;
+	}
 	c->provinces[2].owner = 0; /* Flanders */
 	c->provinces[3].owner = 1; /* Calais */
 	c->provinces[4].owner = 0; /* Jersey */
@@ -70,6 +76,17 @@ static int setup(void **state)
 	test_engine_open(f, "recruitmail", c, pw, &cfg);
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_with(state, 0);
+}
+
+/* The same, with one reminder 1 hour before each deadline. */
+static int setup_reminder(void **state)
+{
+	return setup_with(state, 1);
 }
 
 static int teardown(void **state)
@@ -246,9 +263,19 @@ static void test_late_recruit_counts_after_undo(void **state)
 	assert_has(text, "Your recruitment for 1450 as it stands:\n  RECRUIT 2 Kn(F)\n");
 	/* France is no longer awaited: its recruitment is in */
 	assert_has_not(text, "Awaited from you");
+	/* every recruitment is in: resuming plays it at once, and the note
+	 * says so rather than only promising a fresh deadline */
+	assert_has(text, "But every player's orders are already in, so it is played again at "
+			 "once when the organiser resumes the campaign, unless someone changes "
+			 "orders before.");
 	free(text);
 	text = last_mail(BURGUNDY, "The organiser: a step taken back");
 	assert_has_not(text, "Your recruitment sent late");
+	assert_has(text, "played again at once when the organiser resumes the campaign");
+	/* Burgundy's NO MOVE stands, and can still be changed */
+	assert_has(text, "Your recruitment orders are in: they stand, and you can change them "
+			 "(send them again) until the recruitment is played.");
+	assert_has_not(text, "Nothing is awaited from you now");
 	free(text);
 	char *o = stored_orders(f, "france", 1450, PHASE_RECRUITMENT);
 	assert_has(o, "RECRUIT 2 Kn(F)");
@@ -269,6 +296,37 @@ static void test_late_recruit_counts_after_undo(void **state)
 	o = stored_orders(f, "france", 1451, PHASE_CAMPAIGN);
 	assert_has_not(o, "RECRUIT");
 	free(o);
+}
+
+/* Club finding (reminders): the reminder of the recruitment names who is
+ * still awaited, not "every player", and tells the player reminded that
+ * nothing valid of his is in (his only line had an error). */
+static void test_recruitment_reminder_names_who_is_awaited(void **state)
+{
+	struct test_engine *f = *state;
+	to_the_recruitment(f);
+	orders(f, "burgundy", "NO MOVE\n", NOW + HOUR);
+	orders(f, "france", "RECRUIT 2 Knights of nowhere\n", NOW + 2 * HOUR);
+	char *text = last_mail(FRANCE, "Re: orders");
+	assert_has(text, "ERROR");
+	free(text);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->year, 1450);
+	int64_t deadline = NOW + (int64_t)c->settings.recruitment_deadline_hours * HOUR;
+	campaign_free(c);
+	char *err = NULL;
+	assert_int_equal(engine_tick(f->engine, deadline - HOUR, 0, NULL, &err), 0);
+	maildir_flush(f, deadline - HOUR);
+	text = last_mail(FRANCE, "Reminder");
+	assert_has(text, "We are still waiting for the recruitment orders of France: RECRUIT, "
+			 "DISMISS, RETRIEVE GENERAL, or NO MOVE for none.");
+	assert_has_not(text, "every player");
+	assert_has(text, "Nothing valid of yours is in for this step yet (a line with an error "
+			 "counts for nothing).");
+	assert_has(text, "If nothing comes, you recruit nothing this year.");
+	free(text);
+	/* Burgundy's recruitment is in: no reminder */
+	assert_null(last_mail(BURGUNDY, "Reminder"));
 }
 
 /* Club finding 9: the PREVIEW of the recruitment names every nation, and
@@ -302,6 +360,8 @@ int main(void)
 		T(test_minimum_left_unfilled_is_told),
 		T(test_late_recruit_counts_after_undo),
 		T(test_preview_covers_every_nation),
+		cmocka_unit_test_setup_teardown(test_recruitment_reminder_names_who_is_awaited,
+						setup_reminder, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
