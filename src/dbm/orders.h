@@ -227,6 +227,10 @@ const char *order_kind_keyword(enum order_kind kind);
 /* True if orders of this kind are kept as pending orders between mails. */
 bool order_kind_is_kept(enum order_kind kind);
 
+/* True for the recruitment lines (RECRUIT, DISMISS, RETRIEVE GENERAL,
+ * EXCHANGE), which replace an earlier recruitment as a whole (rules 3.1). */
+bool orders_kind_is_recruitment(enum order_kind k);
+
 void orders_set_init(struct order_set *set);
 /* Appends a zeroed order (indices -1) and returns it. */
 struct order *orders_set_add(struct order_set *set);

@@ -376,8 +376,16 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 			continue;
 		const struct element_type *s = &pl->list.types[short_type];
 		int k = o->kind == ORDER_RETRIEVE_GENERAL ? 1 : o->count;
-		reject(o, "fill your list minimum of %s first (%d short)", s->label,
-		       s->list_min - have[short_type] - take[short_type]);
+		/* the mail is judged as a whole: the shortfall before its
+		 * recruits and the one its recruits of that kind leave */
+		int before = s->list_min - have[short_type];
+		if (take[short_type] > 0)
+			reject(o, "fill your list minimum of %s first (%d short before this "
+				  "mail's recruits, %d after)",
+			       s->label, before, before - take[short_type]);
+		else
+			reject(o, "fill your list minimum of %s first (%d short)", s->label,
+			       before);
 		take[o->type] -= k;
 	}
 	free(have);

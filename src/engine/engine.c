@@ -377,6 +377,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (carried)
 		engine_ack_moves_done(data, set);
 	engine_ack_not_used(data, set, unused);
+	engine_ack_replaced(data, &pending, set, &merged, c, player);
 	json_t *lines = json_object_get(data, "lines");
 	for (size_t i = 0; recruited && i < set->count && i < json_array_size(lines); i++) {
 		const struct order *o = &set->orders[i];

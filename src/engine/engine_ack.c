@@ -115,3 +115,61 @@ void engine_drop_no_move(struct order_set *merged)
 	}
 	merged->count = w;
 }
+
+/* Recruitment lines replace the earlier recruitment as a whole
+ * (orders_merge): what the earlier one ordered that the recruitment now
+ * standing does not is named, so nothing is dropped silently. */
+void engine_ack_replaced(json_t *ack, const struct order_set *pending,
+			 const struct order_set *set, const struct order_set *merged,
+			 const struct campaign *c, int player)
+{
+	bool replaces = false;
+	for (size_t i = 0; i < set->count && !replaces; i++)
+		replaces = set->orders[i].status == ORDER_OK &&
+			   orders_kind_is_recruitment(set->orders[i].kind);
+	if (!replaces || set->cleared)
+		return;
+	struct strbuf sb = {0};
+	size_t gone = 0, shown = 0;
+	char *last = NULL;
+	for (size_t i = 0; i < pending->count; i++) {
+		const struct order *o = &pending->orders[i];
+		if (o->status != ORDER_OK || !orders_kind_is_recruitment(o->kind))
+			continue;
+		char *was = orders_format_one(o, c, player);
+		bool stands = false;
+		for (size_t j = 0; was && j < merged->count && !stands; j++) {
+			if (!orders_kind_is_recruitment(merged->orders[j].kind))
+				continue;
+			char *now = orders_format_one(&merged->orders[j], c, player);
+			stands = now && strcmp(now, was) == 0;
+			free(now);
+		}
+		if (!was || stands) {
+			free(was);
+			continue;
+		}
+		gone++;
+		if (shown >= ENGINE_ACK_MAX_LINES) {
+			free(was);
+			continue;
+		}
+		if (last)
+			strbuf_printf(&sb, "%s%s", shown > 1 ? ", " : "", last);
+		free(last);
+		last = was;
+		shown++;
+	}
+	if (gone) {
+		struct strbuf note = {0};
+		strbuf_printf(&note, "This replaces your earlier recruitment: %s%s%s",
+			      sb.data ? sb.data : "", shown > 1 ? " and " : "", last);
+		if (gone > shown)
+			strbuf_printf(&note, " (and %zu more)", gone - shown);
+		strbuf_printf(&note, " %s no longer ordered.", gone > 1 ? "are" : "is");
+		json_object_set_new(ack, "recruitment_replaced", json_string(note.data));
+		strbuf_free(&note);
+	}
+	free(last);
+	strbuf_free(&sb);
+}

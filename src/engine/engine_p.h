@@ -59,6 +59,12 @@ char *engine_stored_message_id(const char *id);
  * "lines_not_shown" {count, count_s ("" or "s"), understood, in_error, ignored}. */
 json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
 			const struct campaign *c, int player);
+/* The note "This replaces your earlier recruitment: ... is no longer ordered"
+ * (key recruitment_replaced) when the mail's recruitment lines replace an
+ * earlier recruitment (`pending`) and drop some of it (engine_ack.c). */
+void engine_ack_replaced(json_t *ack, const struct order_set *pending,
+			 const struct order_set *set, const struct order_set *merged,
+			 const struct campaign *c, int player);
 /* The movement orders taken out of `merged` (a turn carried them out: kept
  * in the store, no current order); *text made again from what is left. */
 void engine_drop_movement(struct order_set *merged, const struct campaign *c, char **text);

@@ -1124,6 +1124,14 @@ static void test_recruitment(void **state)
 	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRECRUIT 1 Kn(O)\n"
 				     "RECRUIT 1 Bw(O)\n", &set), 0);
 	orders_set_free(&set);
+	/* the mail is judged as a whole: a recruit of the short kind after
+	 * the refused line counts, and the error says both shortfalls */
+	c->players[BURGUNDY].list.types[KN_O].list_min = 14;
+	assert_int_equal(parse_as(c, "PLAYER burgundy pw123456\nRECRUIT 1 Bw(O)\n"
+				     "RECRUIT 1 Kn(O)\n", &set), 1);
+	assert_error_contains(&set.orders[1], "fill your list minimum of Kn(O) first (2 short "
+					      "before this mail's recruits, 1 after)");
+	orders_set_free(&set);
 	c->players[BURGUNDY].list.types[KN_O].list_min = 2;
 
 	/* dismissing and retrieving, in the recruitment phase */

@@ -352,6 +352,65 @@ static void test_preview_covers_every_nation(void **state)
 	free(report);
 }
 
+/* Club finding (mail 65): recruitment lines replace the earlier
+ * recruitment as a whole; the reply names what is no longer ordered, and
+ * says nothing when nothing was dropped. */
+static void test_replaced_recruitment_is_named(void **state)
+{
+	struct test_engine *f = *state;
+	to_the_recruitment(f);
+	orders(f, "burgundy", "RECRUIT 3 Kn(S)\nRECRUIT 2 Ps(I)\n", NOW + HOUR);
+	char *text = last_mail(BURGUNDY, "Re: orders");
+	assert_has(text, "Every line of your mail was understood.");
+	assert_has_not(text, "replaces your earlier recruitment");
+	free(text);
+	/* the same again: nothing dropped, nothing to say */
+	orders(f, "burgundy", "RECRUIT 3 Kn(S)\nRECRUIT 2 Ps(I)\n", NOW + 2 * HOUR);
+	text = last_mail(BURGUNDY, "Re: orders");
+	assert_has_not(text, "replaces your earlier recruitment");
+	free(text);
+	/* a line in error beside: still named, the Ps(I) are gone */
+	orders(f, "burgundy", "RECRUIT 3 Kn(S)\nRECRUIT 9 Bw(O)\n", NOW + 3 * HOUR);
+	text = last_mail(BURGUNDY, "Re: orders");
+	assert_has(text, "1 line of your mail could not be accepted");
+	assert_has(text, "This replaces your earlier recruitment: RECRUIT 2 Ps(I) is no longer "
+			 "ordered.\n");
+	free(text);
+	orders(f, "burgundy", "RECRUIT 1 Kn(S)\n", NOW + 4 * HOUR);
+	text = last_mail(BURGUNDY, "Re: orders");
+	assert_has(text, "Every line of your mail was understood.\nThis replaces your earlier "
+			 "recruitment: RECRUIT 3 Kn(S) is no longer ordered.\n");
+	free(text);
+	orders(f, "burgundy", "RECRUIT 3 Kn(S)\nRECRUIT 1 Ps(I)\n", NOW + 5 * HOUR);
+	orders(f, "burgundy", "RECRUIT 2 Kn(S)\n", NOW + 6 * HOUR);
+	text = last_mail(BURGUNDY, "Re: orders");
+	assert_has(text, "This replaces your earlier recruitment: RECRUIT 3 Kn(S) and RECRUIT 1 "
+			 "Ps(I) are no longer ordered.\n");
+	free(text);
+	char *o = stored_orders(f, "burgundy", 1450, PHASE_RECRUITMENT);
+	assert_has(o, "RECRUIT 2 Kn(S)");
+	assert_has_not(o, "Ps(I)");
+	free(o);
+}
+
+/* Club finding (mail 61): the mail is judged as a whole, so a RECRUIT of
+ * the short element after the refused line counts; the reply says the
+ * shortfall before the mail's recruits and after them. */
+static void test_minimum_shortfall_is_exact(void **state)
+{
+	struct test_engine *f = *state;
+	to_the_recruitment(f);
+	orders(f, "burgundy", "RECRUIT 2 Bw(O)\nRECRUIT 1 Kn(S)\n", NOW + HOUR);
+	char *text = last_mail(BURGUNDY, "Re: orders");
+	assert_has(text, "ERROR: fill your list minimum of Kn(S) first (3 short before this "
+			 "mail's recruits, 2 after)");
+	free(text);
+	orders(f, "burgundy", "RECRUIT 2 Bw(O)\n", NOW + 2 * HOUR);
+	text = last_mail(BURGUNDY, "Re: orders");
+	assert_has(text, "ERROR: fill your list minimum of Kn(S) first (3 short)\n");
+	free(text);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -362,6 +421,8 @@ int main(void)
 		T(test_preview_covers_every_nation),
 		cmocka_unit_test_setup_teardown(test_recruitment_reminder_names_who_is_awaited,
 						setup_reminder, teardown),
+		T(test_replaced_recruitment_is_named),
+		T(test_minimum_shortfall_is_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
