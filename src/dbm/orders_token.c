@@ -599,9 +599,64 @@ static bool has_words(const char *name, const char *words)
 	return true;
 }
 
+/* The slot in `t` of the name standing for `idx` (the first such). */
+static size_t label_slot(const struct name_table *t, int idx)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->index[i] == idx)
+			return i;
+	return 0;
+}
+
+/* " at the battle at Normandy" for a battle report's line, else "". */
+static char *at_the_battle(const struct parser *p)
+{
+	if (p->o->battle < 0 || p->o->province < 0 ||
+	    (size_t)p->o->province >= p->c->province_count)
+		return xstrdup("");
+	return xasprintf(" at the battle at %s", p->c->provinces[p->o->province].name);
+}
+
+/* Whether `player` had elements of `type` at the battle at `province`: in
+ * its field army standing there, or in a contingent with a field army
+ * standing there. */
+static bool type_at_battle(const struct campaign *c, int player, int province, size_t type)
+{
+	const struct player *pl = &c->players[player];
+	if (pl->location == province && pl->field.count && pl->field.count[type] > 0)
+		return true;
+	for (size_t k = 0; k < c->contingent_count; k++) {
+		const struct contingent *ct = &c->contingents[k];
+		if (ct->owner == player && !ct->returning && ct->with_player >= 0 &&
+		    (size_t)ct->with_player < c->player_count &&
+		    c->players[ct->with_player].location == province && ct->troops.count &&
+		    ct->troops.count[type] > 0)
+			return true;
+	}
+	return false;
+}
+
+/* For a battle report's line: the elements `player` had at that battle
+ * (filled into `out`, true), so a did-you-mean and the list of elements
+ * never name what stayed in the reserve. False (and `out` empty) for other
+ * lines, or when the player had nothing there. */
+static bool battle_labels(const struct parser *p, int player, struct name_table *out)
+{
+	memset(out, 0, sizeof *out);
+	int province = p->o->battle >= 0 ? p->o->province : -1;
+	if (province < 0 || player < 0 || (size_t)player >= p->c->player_count)
+		return false;
+	const struct army_list *l = &p->c->players[player].list;
+	for (size_t i = 0; i < l->count; i++)
+		if (type_at_battle(p->c, player, province, i))
+			orders_table_add(out, l->types[i].label, (int)i);
+	return out->n > 0;
+}
+
 /* An element label matched nothing: a did-you-mean on the first words of
  * the names too ("Gendarms" for "Gendarmes d'ordonnance"), else the
- * elements the army has. Replaces match_name's error. */
+ * elements the army has (at the battle for a battle report's line: `t`
+ * then holds those). Replaces match_name's error. */
 static void label_unknown(struct parser *p, const struct name_table *t, int player,
 			  size_t start)
 {
@@ -658,8 +713,10 @@ static void label_unknown(struct parser *p, const struct name_table *t, int play
 		orders_guess(p, start, best_end, t->names[best]);
 	} else {
 		char *has = label_list(t);
-		p->o->error = xasprintf("%s's army has no element \"%s\"; its elements: %s",
-					orders_player_nation(p->c, player), typed, has);
+		char *where = at_the_battle(p);
+		p->o->error = xasprintf("%s's army has no element \"%s\"; its elements%s: %s",
+					orders_player_nation(p->c, player), typed, where, has);
+		free(where);
 		free(has);
 	}
 	free(typed);
@@ -676,11 +733,28 @@ int orders_match_label(struct parser *p, int player, const char *const *stops)
 	}
 	bool failed_before = orders_failed(p);
 	size_t start = p->pos;
+	enum order_status status = p->o->status;
 	int idx = match_name(p, t, "element", stops, false);
 	if (failed_before)
 		return idx;
+	/* a battle report suggests and lists the elements at the battle
+	 * only; an exact name of another one is matched and left to the
+	 * report's check ("it had 0 at the battle") */
+	struct name_table at;
+	bool battle = battle_labels(p, player, &at);
+	const struct name_table *hint = battle ? &at : t;
+	if (idx < 0 && battle && p->o->error && strncmp(p->o->error, "unknown element", 15) == 0) {
+		/* the did-you-mean again, among the elements at the battle */
+		free(p->o->error);
+		free(p->o->guess);
+		p->o->error = p->o->guess = NULL;
+		p->o->status = status;
+		p->pos = start;
+		idx = match_name(p, &at, "element", stops, false);
+	}
 	if (idx < 0) {
-		label_unknown(p, t, player, start);
+		label_unknown(p, hint, player, start);
+		orders_table_free(&at);
 		return -1;
 	}
 	/* "Mounted archers" where the list has only "Mounted men-at-arms":
@@ -698,16 +772,32 @@ int orders_match_label(struct parser *p, int player, const char *const *stops)
 			       !is_stop(p, end, label_stops_all, false))
 				end++;
 			char *typed = orders_span_text(p, start, end);
-			char *has = label_list(t);
-			orders_fail(p, "%s's army has no element \"%s\" (did you mean \"%s\"?); its "
-				       "elements: %s",
-				    orders_player_nation(p->c, player), typed, t->names[idx], has);
-			orders_guess(p, start, end, t->names[idx]);
+			if (battle && orders_table_exact(&at, t->folded[label_slot(t, idx)]) < 0) {
+				/* the element matched by the first words was not at
+				 * the battle: the list of those that were */
+				char *has = label_list(&at);
+				char *where = at_the_battle(p);
+				orders_fail(p, "%s's army has no element \"%s\"; its elements%s: %s",
+					    orders_player_nation(p->c, player), typed, where, has);
+				free(where);
+				free(has);
+			} else {
+				char *has = label_list(hint);
+				char *where = at_the_battle(p);
+				orders_fail(p, "%s's army has no element \"%s\" (did you mean \"%s\"?); "
+					       "its elements%s: %s",
+					    orders_player_nation(p->c, player), typed, t->names[idx],
+					    where, has);
+				orders_guess(p, start, end, t->names[idx]);
+				free(where);
+				free(has);
+			}
 			free(typed);
-			free(has);
+			orders_table_free(&at);
 			return -1;
 		}
 	}
+	orders_table_free(&at);
 	return idx;
 }
 

@@ -57,6 +57,7 @@ static void add_province(struct campaign *c, const char *name, int linked_to, in
  * holding Calais, and a road on from Calais: Picardy 5, Artois 6, Hainaut 7,
  * Namur 8 (France holds the last two when `far`). */
 static int burgundy_at = 0; /* where Burgundy's field army stands at the start */
+static bool bows_in_reserve; /* Burgundy's Bw(O) all in the reserve, none in the field */
 
 static int setup_map(void **state, bool far, const int *reminders)
 {
@@ -65,6 +66,11 @@ static int setup_map(void **state, bool far, const int *reminders)
 	c->provinces[3].owner = 1;
 	c->players[0].location = burgundy_at;
 	burgundy_at = 0;
+	if (bows_in_reserve) {
+		c->players[0].reserve.count[2] += c->players[0].field.count[2];
+		c->players[0].field.count[2] = 0;
+		bows_in_reserve = false;
+	}
 	add_province(c, "Picardy", 3, NO_INDEX);
 	add_province(c, "Artois", 5, NO_INDEX);
 	add_province(c, "Hainaut", 6, far ? 1 : NO_INDEX);
@@ -97,6 +103,13 @@ static int setup_apart(void **state)
 {
 	burgundy_at = 6;
 	return setup_map(state, true, NULL);
+}
+
+/* Burgundy's bowmen are all in the reserve: none fight its battles. */
+static int setup_no_bows(void **state)
+{
+	bows_in_reserve = true;
+	return setup_map(state, false, NULL);
 }
 
 static int setup_reminders(void **state)
@@ -514,6 +527,28 @@ static void test_report_with_one_line_in_error(void **state)
 	assert_has(text, "  6: FLED burgundy 2 Mounted archers\n        ERROR: ");
 	assert_has(text, "Errors: 1\n");
 	assert_has_not(text, "lines of your mail could not be accepted");
+	free(text);
+}
+
+/* Club finding (late 2): a battle report's did-you-mean and the list of
+ * elements it names are the elements at that battle: Burgundy's Bw(O),
+ * all in its reserve, are never offered to France's report on Paris. */
+static void test_report_names_the_elements_at_the_battle(void **state)
+{
+	struct test_engine *f = *state;
+	free(orders(f, "burgundy", "INVADE Paris\n", NOW - HOUR));
+	free(orders(f, "france", "IF INVADED ANY BATTLE\nNO MOVE\n", NOW - HOUR));
+	start(f, NOW);
+	free(orders(f, "france",
+		    "BATTLE AT Paris\nWINNER france\nFLED burgundy 2 Bw(I)\n"
+		    "DESTROYED burgundy 3 Bowmen\n", NOW + HOUR));
+	char *text = last_ack(f, FRANCE);
+	assert_has(text, "  4: FLED burgundy 2 Bw(I)\n        ERROR: unknown element \"Bw(I)\" "
+			 "(did you mean \"Ps(I)\"?)\n");
+	assert_has(text, "  5: DESTROYED burgundy 3 Bowmen\n        ERROR: Burgundy's army has no "
+			 "element \"Bowmen\"; its elements at the battle at Paris: Kn(S) general, "
+			 "Kn(S) and Ps(I)\n");
+	assert_has_not(text, "Bw(O)");
 	free(text);
 }
 
@@ -1187,6 +1222,7 @@ int main(void)
 		T(test_refused_report_is_an_error, setup),
 		T(test_report_with_one_line_in_error, setup),
 		T(test_costs_after_the_mail, setup),
+		T(test_report_names_the_elements_at_the_battle, setup_no_bows),
 		T(test_permission_answer_as_given, setup),
 		T(test_recruitment_order_out_of_its_phase, setup),
 		T(test_recruitment_with_an_empty_reserve, setup),
