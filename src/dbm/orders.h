@@ -231,6 +231,9 @@ bool order_kind_is_kept(enum order_kind kind);
  * EXCHANGE), which replace an earlier recruitment as a whole (rules 3.1). */
 bool orders_kind_is_recruitment(enum order_kind k);
 
+/* The year's one movement option (rules 1.4). */
+bool orders_kind_is_movement(enum order_kind k);
+
 void orders_set_init(struct order_set *set);
 /* Appends a zeroed order (indices -1) and returns it. */
 struct order *orders_set_add(struct order_set *set);

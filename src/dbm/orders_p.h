@@ -153,8 +153,6 @@ const char *orders_keyword_near_miss(const struct parser *p);
 
 /* Replaces every occurrence of `secret` in the set's texts by the mask. */
 void orders_mask_everywhere(struct order_set *set, const char *secret);
-/* The year's one movement option (rules 1.4). */
-bool orders_kind_is_movement(enum order_kind k);
 
 /* orders_minimums.c: when the mail changes the recruitment (or sends NO
  * MOVE in the recruitment phase), the list minimums the recruitment as it

@@ -116,17 +116,20 @@ void engine_drop_no_move(struct order_set *merged)
 	merged->count = w;
 }
 
-/* Recruitment lines replace the earlier recruitment as a whole
- * (orders_merge): what the earlier one ordered that the recruitment now
- * standing does not is named, so nothing is dropped silently. */
-void engine_ack_replaced(json_t *ack, const struct order_set *pending,
-			 const struct order_set *set, const struct order_set *merged,
-			 const struct campaign *c, int player)
+/* The orders of one class (recruitment: replaced as a whole; movement:
+ * one order replaces the other) that the mail replaced: those of pending
+ * the orders now standing (merged) no longer hold, named under `key` as
+ * "This replaces your earlier WHAT: ... no longer ordered.", so that
+ * nothing is dropped silently. Only when the mail has an accepted order of
+ * that class and no CLEAR. */
+static void note_replaced(json_t *ack, const struct order_set *pending,
+			  const struct order_set *set, const struct order_set *merged,
+			  const struct campaign *c, int player, bool (*in_class)(enum order_kind),
+			  const char *what, const char *key)
 {
 	bool replaces = false;
 	for (size_t i = 0; i < set->count && !replaces; i++)
-		replaces = set->orders[i].status == ORDER_OK &&
-			   orders_kind_is_recruitment(set->orders[i].kind);
+		replaces = set->orders[i].status == ORDER_OK && in_class(set->orders[i].kind);
 	if (!replaces || set->cleared)
 		return;
 	struct strbuf sb = {0};
@@ -134,12 +137,12 @@ void engine_ack_replaced(json_t *ack, const struct order_set *pending,
 	char *last = NULL;
 	for (size_t i = 0; i < pending->count; i++) {
 		const struct order *o = &pending->orders[i];
-		if (o->status != ORDER_OK || !orders_kind_is_recruitment(o->kind))
+		if (o->status != ORDER_OK || !in_class(o->kind))
 			continue;
 		char *was = orders_format_one(o, c, player);
 		bool stands = false;
 		for (size_t j = 0; was && j < merged->count && !stands; j++) {
-			if (!orders_kind_is_recruitment(merged->orders[j].kind))
+			if (!in_class(merged->orders[j].kind))
 				continue;
 			char *now = orders_format_one(&merged->orders[j], c, player);
 			stands = now && strcmp(now, was) == 0;
@@ -162,14 +165,24 @@ void engine_ack_replaced(json_t *ack, const struct order_set *pending,
 	}
 	if (gone) {
 		struct strbuf note = {0};
-		strbuf_printf(&note, "This replaces your earlier recruitment: %s%s%s",
+		strbuf_printf(&note, "This replaces your earlier %s: %s%s%s", what,
 			      sb.data ? sb.data : "", shown > 1 ? " and " : "", last);
 		if (gone > shown)
 			strbuf_printf(&note, " (and %zu more)", gone - shown);
 		strbuf_printf(&note, " %s no longer ordered.", gone > 1 ? "are" : "is");
-		json_object_set_new(ack, "recruitment_replaced", json_string(note.data));
+		json_object_set_new(ack, key, json_string(note.data));
 		strbuf_free(&note);
 	}
 	free(last);
 	strbuf_free(&sb);
+}
+
+void engine_ack_replaced(json_t *ack, const struct order_set *pending,
+			 const struct order_set *set, const struct order_set *merged,
+			 const struct campaign *c, int player)
+{
+	note_replaced(ack, pending, set, merged, c, player, orders_kind_is_recruitment,
+		      "recruitment", "recruitment_replaced");
+	note_replaced(ack, pending, set, merged, c, player, orders_kind_is_movement,
+		      "movement order", "movement_replaced");
 }

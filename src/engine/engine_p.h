@@ -59,9 +59,11 @@ char *engine_stored_message_id(const char *id);
  * "lines_not_shown" {count, count_s ("" or "s"), understood, in_error, ignored}. */
 json_t *engine_ack_json(const struct order_set *set, const struct order_set *current,
 			const struct campaign *c, int player);
-/* The note "This replaces your earlier recruitment: ... is no longer ordered"
- * (key recruitment_replaced) when the mail's recruitment lines replace an
- * earlier recruitment (`pending`) and drop some of it (engine_ack.c). */
+/* The notes "This replaces your earlier recruitment: ... is no longer
+ * ordered" (key recruitment_replaced) and "This replaces your earlier
+ * movement order: ..." (movement_replaced) when the mail's recruitment lines
+ * or movement order replace earlier ones (`pending`) and drop some of them
+ * (engine_ack.c). */
 void engine_ack_replaced(json_t *ack, const struct order_set *pending,
 			 const struct order_set *set, const struct order_set *merged,
 			 const struct campaign *c, int player);

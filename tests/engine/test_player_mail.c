@@ -578,6 +578,30 @@ static void test_move_ack_names_recalled_contingents(void **state)
 	free(text);
 }
 
+/* A movement order sent in advance replaced by another: the reply names the
+ * one no longer ordered, and says nothing when the same order comes again. */
+static void test_replaced_movement_order_is_named(void **state)
+{
+	struct world *w = *state;
+	start(w); /* Burgundy moves first: France's orders wait for its turn */
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nMOVE Dijon\n", NOW + HOUR);
+	char *text = text_to(w, CHARLES, NULL);
+	assert_null(strstr(text, "This replaces your earlier"));
+	free(text);
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nNO MOVE\n", NOW + 2 * HOUR);
+	text = text_to(w, CHARLES, NULL);
+	assert_in_order(text, (const char *const[]){
+		"Every line of your mail was understood.",
+		"This replaces your earlier movement order: MOVE Dijon is no longer ordered.",
+		"Your mail, line by line",
+		NULL});
+	free(text);
+	deliver(w, CHARLES, "PLAYER france " FRANCE_PW "\nNO MOVE\n", NOW + 3 * HOUR);
+	text = text_to(w, CHARLES, NULL);
+	assert_null(strstr(text, "This replaces your earlier"));
+	free(text);
+}
+
 /* A move carried out with its own mail: the plan is past, but the recall
  * of the contingents it made is still said. */
 static void test_move_carried_out_names_recalled_contingents(void **state)
@@ -670,6 +694,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_move_carried_out_names_recalled_contingents,
 						setup_played, teardown),
 		cmocka_unit_test_setup_teardown(test_move_ack_without_contingents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replaced_movement_order_is_named, setup_played,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_player_line_without_password, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
