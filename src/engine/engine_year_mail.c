@@ -690,8 +690,8 @@ static bool reported_here(struct held **parts, size_t n, int year, const json_t 
 
 /* A merged mail says each thing once (parts in the order they were made,
  * the last one made the latest): a turn that is over is told by its
- * report alone; a battle for the organiser to decide, by the organiser's
- * part when he plays one side; the year so far of a turn leaves out what
+ * report alone (the side the organiser plays gets no copy of a disputed
+ * battle beside the organiser's own: year_battle_dispute); the year so far of a turn leaves out what
  * the reports in the mail tell; where everyone stands is shown once, as
  * it stands the latest (in the part that always shows it, else the last
  * one made); the diary leaves the next year's sequence of play to its own
@@ -703,12 +703,6 @@ static size_t say_once(struct yctx *y, struct held **parts, size_t n)
 		struct held *h = parts[i];
 		bool drop = tpl_is(h, "your-turn") &&
 			    json_is_true(json_object_get(h->data, "report_here"));
-		if (tpl_is(h, "battle-disputed") && h->player != NO_INDEX)
-			for (size_t k = 0; k < n && !drop; k++)
-				drop = tpl_is(parts[k], "battle-disputed") &&
-				       parts[k]->player == NO_INDEX && parts[k]->year == h->year &&
-				       json_equal(json_object_get(parts[k]->data, "province"),
-						  json_object_get(h->data, "province"));
 		if (!drop)
 			parts[w++] = h;
 	}
