@@ -12,7 +12,6 @@
 #include "dbm/year.h"
 #include "base/timefmt.h"
 
-#include <ctype.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
