@@ -156,29 +156,22 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 				stand = "Your vote is in: it stands, and you can change it until "
 					"the votes are counted.";
 		}
+		/* whom the year waits for when it is not this player */
+		const char *who = *list ? list : organiser_awaited ? "the organiser" : NULL;
+		bool resume = !who && st->paused && player == c->organiser_player;
+		const char *resume_text = "you resume the campaign when it should go on (RESUME).";
 		if (you_awaited) {
 			json_object_set_new(d, "awaited_for", json_string(what));
 			you = xasprintf("Awaited from you: %s.", what);
 		} else if (stand) {
-			struct strbuf yb = {0};
-			strbuf_puts(&yb, stand);
-			if (*list)
-				strbuf_printf(&yb, " The year waits for %s.", list);
-			else if (organiser_awaited)
-				strbuf_puts(&yb, " The year waits for the organiser.");
-			else if (st->paused && player == c->organiser_player)
-				strbuf_puts(&yb, " As the organiser, you resume the campaign when "
-						 "it should go on (RESUME).");
-			you = strbuf_take(&yb);
-		} else if (*list) {
-			you = xasprintf("Nothing is awaited from you now; the year waits for %s.",
-					list);
-		} else if (organiser_awaited) {
-			you = xstrdup("Nothing is awaited from you now; the year waits for the "
-				      "organiser.");
-		} else if (st->paused && player == c->organiser_player) {
-			you = xstrdup("Nothing is awaited from you as a player; as the organiser, "
-				      "you resume the campaign when it should go on (RESUME).");
+			you = who ? xasprintf("%s The year waits for %s.", stand, who)
+			      : resume ? xasprintf("%s As the organiser, %s", stand, resume_text)
+				       : xstrdup(stand);
+		} else if (who) {
+			you = xasprintf("Nothing is awaited from you now; the year waits for %s.", who);
+		} else if (resume) {
+			you = xasprintf("Nothing is awaited from you as a player; as the organiser, %s",
+					resume_text);
 		} else {
 			you = xstrdup("Nothing is awaited from you now.");
 		}
