@@ -289,37 +289,70 @@ json_t *year_awaited(const struct year_state *st, const struct campaign *c,
 	return arr;
 }
 
+/* A player's name as the reader of the mail reads it: "you" when he is
+ * that player, else his nation. */
+static const char *named(const struct campaign *c, int p, int reader)
+{
+	return p >= 0 && p == reader ? "you" : pnation(c, p);
+}
+
+/* "Burgundy's", or "your" for the reader himself. */
+static char *named_s(const struct campaign *c, int p, int reader)
+{
+	return p >= 0 && p == reader ? xstrdup("your") : xasprintf("%s's", pnation(c, p));
+}
+
 char *year_step_describe(const struct year_state *st, const struct campaign *c)
 {
+	return year_step_describe_for(st, c, NO_INDEX);
+}
+
+char *year_step_describe_for(const struct year_state *st, const struct campaign *c, int reader)
+{
 	const json_t *pd = st->pending;
+	const char *kind = jstr(pd, "kind") ? jstr(pd, "kind") : "";
+	char *out = NULL, *who = NULL;
 	switch (st->step) {
 	case YEAR_IDLE:
 		return xstrdup("the campaign has not been started");
-	case YEAR_TURN:
+	case YEAR_TURN: {
+		int mover = st->turn < st->sequence_len ? st->sequence[st->turn] : NO_INDEX;
+		if (mover >= 0 && mover == reader)
+			return xstrdup("your turn: a movement option (INVADE, MOVE, SEND CONTINGENT "
+				       "or NO MOVE)");
 		return xasprintf("the turn of %s: a movement option (INVADE, MOVE, SEND CONTINGENT "
 				 "or NO MOVE)",
-				 st->turn < st->sequence_len ? pnation(c, st->sequence[st->turn])
-							     : "nobody");
+				 mover >= 0 ? pnation(c, mover) : "nobody");
+	}
 	case YEAR_DECISION:
-		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "allies") == 0)
+		if (strcmp(kind, "allies") == 0)
 			return xasprintf("the allies' answers before the battle at %s (ANSWER ALLIES, "
 					 "CONTINGENT FOR)", jstr(pd, "province"));
-		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "solicit") == 0)
-			return xasprintf("the answers to %s's call for allies before invading %s "
-					 "(CONTINGENT FOR, ANSWER ALLIES NO)",
-					 pnation(c, find_player(c, jstr(pd, "mover"))),
-					 jstr(pd, "province"));
-		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "commit") == 0)
-			return xasprintf("%s's choice, its allies' answers in: INVADE %s or CALL OFF",
-					 pnation(c, find_player(c, jstr(pd, "mover"))),
-					 jstr(pd, "province"));
-		if (jstr(pd, "kind") && strcmp(jstr(pd, "kind"), "defence") == 0)
-			return xasprintf("%s's answer to the invasion of %s by %s (IF INVADED)",
-					 pnation(c, find_player(c, jstr(pd, "defender"))),
-					 jstr(pd, "province"),
-					 pnation(c, find_player(c, jstr(pd, "attacker"))));
-		return xasprintf("permission for the move of %s (ALLOW/DENY PASSAGE or SUPPLY)",
-				 pnation(c, find_player(c, jstr(pd, "mover"))));
+		if (strcmp(kind, "solicit") == 0) {
+			who = named_s(c, find_player(c, jstr(pd, "mover")), reader);
+			out = xasprintf("the answers to %s call for allies before invading %s "
+					"(CONTINGENT FOR, ANSWER ALLIES NO)", who, jstr(pd, "province"));
+		} else if (strcmp(kind, "commit") == 0) {
+			int mover = find_player(c, jstr(pd, "mover"));
+			who = named_s(c, mover, reader);
+			out = xasprintf("%s choice, %s allies' answers in: INVADE %s or CALL OFF", who,
+					mover >= 0 && mover == reader ? "your" : "its",
+					jstr(pd, "province"));
+		} else if (strcmp(kind, "defence") == 0) {
+			who = named_s(c, find_player(c, jstr(pd, "defender")), reader);
+			out = xasprintf("%s answer to the invasion of %s by %s (IF INVADED)", who,
+					jstr(pd, "province"),
+					named(c, find_player(c, jstr(pd, "attacker")), reader));
+		} else {
+			int mover = find_player(c, jstr(pd, "mover"));
+			out = mover >= 0 && mover == reader
+				      ? xstrdup("permission for your move (ALLOW/DENY PASSAGE or "
+						"SUPPLY)")
+				      : xasprintf("permission for the move of %s (ALLOW/DENY PASSAGE "
+						  "or SUPPLY)", pnation(c, mover));
+		}
+		free(who);
+		return out;
 	case YEAR_BATTLE:
 		return xasprintf("the result of the battle at %s (%s)", jstr(pd, "province"),
 				 json_is_true(json_object_get(pd, "disputed"))
@@ -446,26 +479,16 @@ static const char *step_default(const struct year_state *st)
 	}
 }
 
-/* What a reminder says it waits for: a step every player answers at once
- * names the players still awaited, not "every player". Caller frees. */
-static char *reminder_waiting_for(const struct year_run *r, const int *who, size_t n)
+/* What a reminder to `reader` says it waits for, in his words: "your
+ * turn", "your recruitment orders". Caller frees. */
+static char *reminder_waiting_for(const struct year_run *r, int reader)
 {
-	const char *what;
 	if (r->st->step == YEAR_RECRUITMENT)
-		what = "RECRUIT, DISMISS, RETRIEVE GENERAL, or NO MOVE for none";
-	else if (r->st->step == YEAR_VOTE)
-		what = "VOTE CONTINUE or VOTE END";
-	else
-		return year_step_describe(r->st, r->c);
-	struct strbuf sb = {0};
-	strbuf_puts(&sb, "the ");
-	strbuf_puts(&sb, r->st->step == YEAR_VOTE ? "vote" : "recruitment orders");
-	strbuf_puts(&sb, " of ");
-	for (size_t i = 0; i < n; i++)
-		strbuf_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
-			      pnation(r->c, who[i]));
-	strbuf_printf(&sb, ": %s", what);
-	return strbuf_take(&sb);
+		return xstrdup("your recruitment orders: RECRUIT, DISMISS, RETRIEVE GENERAL, or "
+			       "NO MOVE for none");
+	if (r->st->step == YEAR_VOTE)
+		return xstrdup("your vote: VOTE CONTINUE or VOTE END");
+	return year_step_describe_for(r->st, r->c, reader);
 }
 
 static void send_reminders(struct year_run *r)
@@ -486,10 +509,11 @@ static void send_reminders(struct year_run *r)
 			st->reminders_sent |= 1u << i;
 	int *who = xcalloc(r->c->player_count + 1, sizeof *who);
 	size_t n = awaited(r, who);
-	char *what = reminder_waiting_for(r, who, n);
 	for (size_t i = 0; i < n; i++) {
 		json_t *d = year_deadline_data(r);
+		char *what = reminder_waiting_for(r, who[i]);
 		json_object_set_new(d, "waiting_for", json_string(what));
+		free(what);
 		/* a player is reminded because nothing valid of his is in */
 		json_object_set_new(d, "none_in",
 				    json_string("Nothing valid of yours is in for this step yet "
@@ -508,7 +532,6 @@ static void send_reminders(struct year_run *r)
 								     sizeof left)));
 		year_mail(r, "reminder", who[i], false, d, "Reminder: %s left", left);
 	}
-	free(what);
 	free(who);
 }
 

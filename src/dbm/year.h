@@ -151,8 +151,16 @@ void year_advance(struct year_run *r);
  * matching request, LEAVE CAMPAIGN without replacement, RECALL
  * CONTINGENTS; RENOUNCE at the end of the recruitment phase. Returns a
  * sentence for the acknowledgement saying when each takes effect
- * (allocated), or NULL when the mail holds none of them. */
+ * (allocated), or NULL when the mail holds none of them; the relations
+ * settled at that boundary are year_relations_settled's. */
 char *year_orders_received(struct year_run *r, int player, const struct order_set *set);
+/* After year_orders_received and the step it led to (year_advance): what
+ * became of the mail's ALLY WITH that the other side had declared too, END
+ * ALLIANCE and ACCEPT TRIBUTARY. Done in this run: said to be done, "as
+ * told below" (the relations mail everyone gets goes with the reply); not
+ * yet: when it takes effect. A sentence (allocated), or NULL when the mail
+ * holds none of them. */
+char *year_relations_settled(struct year_run *r, int player, const struct order_set *set);
 
 /* True when the player's turn of this year's campaign phase is over or
  * under way (his movement order was taken up): his movement order is no
@@ -194,8 +202,22 @@ const char *year_step_words(const struct campaign *c, const char *name, char *bu
 /* True if `name` (as typed: case, accents and dashes do not matter) names the
  * current step. */
 bool year_step_is(const struct year_state *st, const struct campaign *c, const char *name);
+/* Every player's position, for the mails (the year's and STATUS): keys
+ * "player", "nation", "status", "active", "location", "field_ap",
+ * "provinces", "provinces_text", "prestige", and "line": the whole of it
+ * as the list "Where everyone stands" prints it after two spaces, cut by
+ * year_position_wrap. New reference. */
+json_t *year_positions_json(const struct campaign *c);
+/* A line of such a list (after two spaces) that would pass 72 columns,
+ * cut after its last comma within them, the rest on the next line
+ * indented by four ("..., 4 provinces,\n    150 prestige"): a reader's
+ * client would otherwise wrap it at the margin. Caller frees. */
+char *year_position_wrap(const char *text);
 /* A sentence saying what the current step waits for. Caller frees. */
 char *year_step_describe(const struct year_state *st, const struct campaign *c);
+/* The same for one reader, who reads "you" and "your" where the sentence
+ * names him (reader: a player's index, or NO_INDEX for nobody's view). */
+char *year_step_describe_for(const struct year_state *st, const struct campaign *c, int reader);
 /* The players the current step still waits for: keys into a new array. */
 json_t *year_awaited(const struct year_state *st, const struct campaign *c,
 		     const struct year_io *io);

@@ -370,26 +370,17 @@ void year_tell_relations(struct year_run *r)
 }
 
 /* ALLY WITH is mailed to the player asked (unless he asked first: then
- * both have declared); what happens next is said in the reply. */
-static void alliance_note(struct year_run *r, int player, const struct order *o,
-			  struct strbuf *note)
+ * both have declared, and year_relations_settled says what came of it). */
+static void alliance_request(struct year_run *r, int player, const struct order *o,
+			     struct strbuf *note)
 {
 	struct campaign *c = r->c;
-	if (o->kind == ORDER_END_ALLIANCE) {
-		strbuf_printf(note, "Your alliance with %s ends at the next step between turns; "
-				    "everyone is told. ", pnation(c, o->target));
-		return;
-	}
 	struct order_set set;
 	year_load_orders(r, o->target, &set);
 	bool answered = pending_order(&set, ORDER_ALLY_WITH, player) != NULL;
 	orders_set_free(&set);
-	if (answered) {
-		strbuf_printf(note, "%s has declared ALLY WITH %s too: the alliance is made at the "
-				    "next step between turns, and everyone is told. ",
-			      pnation(c, o->target), pkey(c, player));
+	if (answered)
 		return;
-	}
 	json_t *d = year_deadline_data(r);
 	json_object_update_new(d, json_pack("{s:b, s:s, s:s}", "k_alliance_request", 1, "asker",
 					pkey(c, player), "asker_nation", pnation(c, player)));
@@ -398,6 +389,61 @@ static void alliance_note(struct year_run *r, int player, const struct order *o,
 	strbuf_printf(note, "Your proposal was sent to %s: you become allies when it answers "
 			    "ALLY WITH %s (at the next step between turns). ",
 		      pnation(c, o->target), pkey(c, player));
+}
+
+char *year_relations_settled(struct year_run *r, int player, const struct order_set *set)
+{
+	struct campaign *c = r->c;
+	struct strbuf note = {0};
+	if (!active(c, player))
+		return NULL;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		int t = o->target;
+		if (o->status != ORDER_OK || t < 0 || (size_t)t >= c->player_count)
+			continue;
+		bool allied = rules_alliance_index(c, player, t) >= 0;
+		if (o->kind == ORDER_ALLY_WITH) {
+			if (allied) {
+				strbuf_printf(&note, "%s had declared ALLY WITH %s too: the alliance "
+						     "is made, as told below. ",
+					      pnation(c, t), pkey(c, player));
+				continue;
+			}
+			struct order_set other;
+			year_load_orders(r, t, &other);
+			if (pending_order(&other, ORDER_ALLY_WITH, player))
+				strbuf_printf(&note, "%s has declared ALLY WITH %s too: the "
+						     "alliance is made at the next step between "
+						     "turns, and everyone is told. ",
+					      pnation(c, t), pkey(c, player));
+			orders_set_free(&other);
+		} else if (o->kind == ORDER_END_ALLIANCE) {
+			if (allied)
+				strbuf_printf(&note, "Your alliance with %s ends at the next step "
+						     "between turns; everyone is told. ",
+					      pnation(c, t));
+			else
+				strbuf_printf(&note, "Your alliance with %s has ended, as told "
+						     "below. ", pnation(c, t));
+		} else if (o->kind == ORDER_ACCEPT_TRIBUTARY) {
+			if (c->players[t].overlord == player)
+				strbuf_printf(&note, "%s is now your tributary, as told below. ",
+					      pnation(c, t));
+			else
+				strbuf_printf(&note, "%s becomes your tributary at the next step "
+						     "between turns, once it has asked with TRIBUTARY "
+						     "OF %s. ",
+					      pnation(c, t), pkey(c, player));
+		}
+	}
+	if (!note.len) {
+		strbuf_free(&note);
+		return NULL;
+	}
+	char *text = strbuf_take(&note);
+	str_trim(text);
+	return text;
 }
 
 char *year_orders_received(struct year_run *r, int player, const struct order_set *set)
@@ -425,19 +471,13 @@ char *year_orders_received(struct year_run *r, int player, const struct order_se
 			break;
 		}
 		case ORDER_ALLY_WITH:
-		case ORDER_END_ALLIANCE:
-			alliance_note(r, player, o, &note);
+			alliance_request(r, player, o, &note);
 			break;
 		case ORDER_CONTINGENT_FROM:
 			year_tributary_order_received(r, player, o);
 			break;
 		case ORDER_NO_CONTINGENT_FROM:
 			year_tributary_order_withdrawn(r, player, o);
-			break;
-		case ORDER_ACCEPT_TRIBUTARY:
-			strbuf_printf(&note, "%s becomes your tributary at the next step between turns, "
-					     "once it has asked with TRIBUTARY OF %s. ",
-				      pnation(c, o->target), pkey(c, player));
 			break;
 		case ORDER_RENOUNCE:
 			strbuf_printf(&note, "RENOUNCE %s takes effect at the end of %s recruitment "

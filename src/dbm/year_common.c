@@ -237,6 +237,45 @@ json_t *year_events_for_mail(const struct campaign *c, const json_t *events)
 	return out;
 }
 
+/* The width of a mail's line (format=flowed wraps longer ones). */
+#define POSITION_WIDTH 72
+
+static size_t columns(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return w;
+}
+
+char *year_position_wrap(const char *text)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	size_t indent = 2; /* the list's */
+	while (*text) {
+		size_t len = strlen(text);
+		if (indent + columns(text, len) <= POSITION_WIDTH) {
+			strbuf_puts(&sb, text);
+			break;
+		}
+		/* after the last ", " that keeps the line inside the width */
+		size_t cut = 0;
+		for (size_t k = 0; k + 1 < len && indent + columns(text, k + 1) <= POSITION_WIDTH;
+		     k++)
+			if (text[k] == ',' && text[k + 1] == ' ')
+				cut = k + 1;
+		if (!cut) { /* no comma in reach: as it is */
+			strbuf_puts(&sb, text);
+			break;
+		}
+		strbuf_printf(&sb, "%.*s\n    ", (int)cut, text);
+		indent = 4;
+		text += cut + 1;
+	}
+	return strbuf_take(&sb);
+}
+
 json_t *year_positions_json(const struct campaign *c)
 {
 	json_t *arr = json_array();
@@ -245,17 +284,29 @@ json_t *year_positions_json(const struct campaign *c)
 		char ap[24];
 		int held = player_province_count(c, (int)i);
 		char *held_text = xasprintf("%d province%s", held, plural_s(held));
+		half_ap_format(player_field_half_ap(p), ap);
+		int score = rules_player_score(c, (int)i);
+		char *line = p->status == PLAYER_ACTIVE
+				     ? xasprintf("%s: field army of %s AP in %s, %s, %d prestige",
+						 pnation(c, (int)i), ap, prov_name(c, p->location),
+						 held_text, score)
+				     : xasprintf("%s: %s the campaign, %d prestige", pnation(c, (int)i),
+						 p->status == PLAYER_OUT ? "out of"
+						 : p->status == PLAYER_JOINING ? "joining"
+									       : "left",
+						 score);
+		char *wrapped = year_position_wrap(line);
 		json_array_append_new(
-			arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:b}", "player", p->key,
-				       "nation", pnation(c, (int)i), "status",
+			arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:b, s:s}", "player",
+				       p->key, "nation", pnation(c, (int)i), "status",
 				       p->status == PLAYER_ACTIVE ? "active"
 				       : p->status == PLAYER_OUT ? "out"
 				       : p->status == PLAYER_JOINING ? "joining" : "left",
-				       "location", prov_name(c, p->location), "field_ap",
-				       half_ap_format(player_field_half_ap(p), ap), "provinces",
-				       held, "provinces_text", held_text, "prestige",
-				       rules_player_score(c, (int)i), "active",
-				       p->status == PLAYER_ACTIVE));
+				       "location", prov_name(c, p->location), "field_ap", ap,
+				       "provinces", held, "provinces_text", held_text, "prestige",
+				       score, "active", p->status == PLAYER_ACTIVE, "line", wrapped));
+		free(wrapped);
+		free(line);
 		free(held_text);
 	}
 	return arr;

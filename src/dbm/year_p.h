@@ -122,8 +122,6 @@ void year_mail(struct year_run *r, const char *tpl, int to, bool organiser_copy,
 void year_mail_organiser(struct year_run *r, const char *tpl, json_t *data, const char *subject);
 /* Appends the log's events not yet in turn_events. */
 void year_sync_turn_events(struct year_run *r);
-/* Every player's position, for the mails. New reference. */
-json_t *year_positions_json(const struct campaign *c);
 /* {"deadline", "deadline_epoch"} of the current step. New reference. */
 json_t *year_deadline_data(const struct year_run *r);
 void year_set_deadline_hours(struct year_run *r, int hours);

@@ -79,9 +79,11 @@ void engine_ack_moves_done(json_t *ack, const struct order_set *set)
 					      o->kind != ORDER_SEND_CONTINGENT))
 			continue;
 		json_t *line = json_array_get(lines, i);
-		json_t *done = json_pack("[s]", "carried out with your mail: what came of it "
-						"(the way, storms, forced passage, supply, what it "
-						"cost) is in the year's mail on your turn");
+		/* "below" when the reply goes with that mail (engine_told.c) */
+		char *text = engine_move_done_text(NULL);
+		json_t *done = json_pack("[s]", text);
+		free(text);
+		json_object_set_new(line, "move_done", json_true());
 		/* what the move did besides, the recall of contingents,
 		 * stays said (the line's "recall" note, orders_ack_json) */
 		json_t *recall = json_object_get(line, "recall");

@@ -68,6 +68,9 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 		     st->step == YEAR_BATTLE) && st->turn < st->sequence_len
 			    ? st->sequence[st->turn]
 			    : -1;
+	/* who reads it: the player, or in the organiser's view the nation
+	 * the organiser plays (he is "you" there too) */
+	int reader = player >= 0 ? player : c->organiser_player;
 	json_t *seq = json_array();
 	size_t you_at = 0;
 	for (size_t i = 0; i < st->sequence_len; i++) {
@@ -86,17 +89,22 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 	size_t n = st->sequence_len;
 	if (mover >= 0) {
 		json_object_set_new(d, "turn_nation", json_string(nation_of(c, mover)));
-		strbuf_printf(&sb, "It is %s turn in %d (%zu%s of %zu)",
-			      mover == player ? "your" : "", c->year, st->turn + 1,
-			      ordinal_suffix(st->turn + 1), n);
-		if (mover != player) { /* "It is Burgundy's turn" */
-			strbuf_free(&sb);
+		if (mover == reader) /* "It is your turn" */
+			strbuf_printf(&sb, "It is your turn in %d (%zu%s of %zu)", c->year,
+				      st->turn + 1, ordinal_suffix(st->turn + 1), n);
+		else /* "It is Burgundy's turn" */
 			strbuf_printf(&sb, "It is %s's turn in %d (%zu%s of %zu)", nation_of(c, mover),
 				      c->year, st->turn + 1, ordinal_suffix(st->turn + 1), n);
-		}
 		if (st->step == YEAR_DECISION || st->step == YEAR_BATTLE) {
-			char *what = year_step_describe(st, c);
+			char *what = year_step_describe_for(st, c, reader);
 			strbuf_printf(&sb, "; the year waits for %s", what);
+			/* what his turn waits for, said alone where a "Your turn"
+			 * in the same mail says whose turn it is */
+			if (mover == reader) {
+				char *t = xasprintf("Your turn waits for %s.", what);
+				json_object_set_new(d, "waits_text", json_string(t));
+				free(t);
+			}
 			free(what);
 		}
 		strbuf_puts(&sb, ".");
@@ -118,8 +126,19 @@ json_t *engine_awaiting_json(const struct campaign *c, const struct year_state *
 	char *what = engine_awaited_for(view, c, player);
 	bool organiser_awaited = json_object_get(view, "organiser") && !st->paused;
 	/* for the organiser: each awaited player and what for, and his own part */
-	if (json_array_size(json_object_get(view, "awaited")))
-		json_object_set(d, "awaited_each", json_object_get(view, "awaited"));
+	json_t *each = json_object_get(view, "awaited");
+	if (json_array_size(each)) {
+		/* the organiser who plays reads his own nation's as "you" */
+		size_t i;
+		json_t *v;
+		json_array_foreach(each, i, v)
+			if (reader >= 0 && (size_t)reader < c->player_count &&
+			    json_is_string(json_object_get(v, "player")) &&
+			    strcmp(json_string_value(json_object_get(v, "player")),
+				   c->players[reader].key) == 0)
+				json_object_set_new(v, "you", json_true());
+		json_object_set(d, "awaited_each", each);
+	}
 	if (organiser_awaited)
 		json_object_set(d, "organiser_for", json_object_get(view, "organiser"));
 	json_decref(view);

@@ -72,17 +72,52 @@ static void say(struct strbuf *sb, size_t *shown, size_t *more, const char *labe
 		const struct line *l)
 {
 	if (*shown < CHANGED_LINES_MAX) {
-		strbuf_printf(sb, "  %s %.*s\n", label, (int)l->len, l->at);
+		/* a line that introduced what followed it ("Send ... before
+		 * DATE:") is shown without its colon: "was: Send ... DATE" */
+		size_t len = l->len;
+		if (len > 1 && l->at[len - 1] == ':')
+			len--;
+		strbuf_printf(sb, "  %s %.*s\n", label, (int)len, l->at);
 		(*shown)++;
 	} else {
 		(*more)++;
 	}
 }
 
-size_t engine_changed_lines(struct strbuf *sb, const char *was, const char *now,
+/* The text with the lines cut to fit the width joined again: a line that
+ * ends in a comma and the next one indented deeper ("..., 4 provinces,"
+ * then "    150 prestige": year_position_wrap) compare as one. New string. */
+static char *unwrapped(const char *text)
+{
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, "");
+	size_t head_indent = 0;
+	bool comma = false;
+	for (const char *at = text; *at;) {
+		const char *nl = strchr(at, '\n');
+		size_t len = nl ? (size_t)(nl - at) : strlen(at), indent = 0;
+		while (indent < len && at[indent] == ' ')
+			indent++;
+		if (comma && indent < len && indent > head_indent) {
+			strbuf_putc(&sb, ' ');
+			strbuf_append(&sb, at + indent, len - indent);
+		} else {
+			if (at != text)
+				strbuf_putc(&sb, '\n');
+			strbuf_append(&sb, at, len);
+			head_indent = indent;
+		}
+		comma = len > 0 && at[len - 1] == ',';
+		at += len + (nl ? 1 : 0);
+	}
+	return strbuf_take(&sb);
+}
+
+size_t engine_changed_lines(struct strbuf *sb, const char *was_text, const char *now_text,
 			    const char *also)
 {
 	size_t n_was = 0, n_now = 0, shown = 0, more = 0;
+	char *was = unwrapped(was_text), *now = unwrapped(now_text);
 	struct line *gone = lines_not_in(was, now, NULL, &n_was);
 	struct line *came = lines_not_in(now, was, also, &n_now);
 	/* in the order of the new text: a new line after the old one it
@@ -118,6 +153,8 @@ size_t engine_changed_lines(struct strbuf *sb, const char *was, const char *now,
 		strbuf_printf(sb, "  ... and %zu more line%s\n", more, more == 1 ? "" : "s");
 	free(gone);
 	free(came);
+	free(was);
+	free(now);
 	return n_was + n_now;
 }
 

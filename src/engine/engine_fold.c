@@ -295,7 +295,22 @@ static int queue_with(struct engine *e, const struct reply *lead, struct fold_ma
 {
 	if (n == 0)
 		return engine_queue_mail(e, lead, c, now, body_out, errstr);
-	char *text = text_of(e, lead->template_name, lead->data, errstr);
+	/* each thing said once (engine_told.c): a reply's move told below, an
+	 * organiser's note beside a "Your turn" without whose turn it is */
+	const char *told = json_string_value(json_object_get(lead->data, "your_turn_told"));
+	const char *move_heading = NULL;
+	const char *player = json_string_value(json_object_get(lead->data, "player"));
+	for (size_t i = 0; i < n; i++) {
+		if (!told)
+			told = json_string_value(json_object_get(parts[i]->data, "your_turn_told"));
+		if (!move_heading)
+			move_heading = engine_turn_told(parts[i]->data, player);
+	}
+	json_t *lead_data = json_deep_copy(lead->data);
+	if (move_heading)
+		engine_moves_told_below(lead_data, move_heading);
+	char *text = text_of(e, lead->template_name, lead_data, errstr);
+	json_decref(lead_data);
 	if (!text)
 		return -1;
 	int lead_year = lead->year ? lead->year : c->year;
@@ -314,6 +329,12 @@ static int queue_with(struct engine *e, const struct reply *lead, struct fold_ma
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct fold_mail *m = parts[i];
+		if (told && strcmp(m->tpl, "organiser-action") == 0 &&
+		    json_is_true(json_object_get(m->data, "one_part"))) {
+			/* made again from its data, without what the turn says */
+			engine_next_told(m->data, told);
+			json_object_del(m->data, "merged_text");
+		}
 		text = text_of(e, m->tpl, m->data, errstr);
 		if (!text) {
 			rc = -1;

@@ -159,6 +159,24 @@ int engine_queue_mail(struct engine *e, const struct reply *r, const struct camp
  * reply with the year's mails its mail caused (engine_fold.c). */
 #define MERGED_RULE "------------------------------------------------------------------------"
 
+/* ---- engine_told.c: what one part of a joined mail already tells ---- */
+
+/* An organiser's note (its data, "next" from engine_awaiting_json) in a
+ * mail whose "Your turn" says whose turn it is: its "What happens next"
+ * leaves that out, and when the turn asks (`told` "asks", not "under_way")
+ * what is asked and the deadline too; nothing left, none at all. */
+void engine_next_told(json_t *note, const char *told);
+/* The note on a movement order the reply's own mail carried out: what came
+ * of it is told below under `heading`, or (NULL) in the year's mail on his
+ * turn. Caller frees. */
+char *engine_move_done_text(const char *heading);
+/* The heading of the part of a mail (the data it was made with, its
+ * "turns_told") that tells what came of the move of `player`, or NULL. */
+const char *engine_turn_told(const json_t *part, const char *player);
+/* The reply's lines of movement orders its mail carried out ("move_done")
+ * say what came of them is below, under `heading`. */
+void engine_moves_told_below(json_t *ack, const char *heading);
+
 /* ---- engine_fold.c: one mail a person at one moment ---- */
 
 /* From engine_fold_begin to engine_fold_end (one mail processed), the

@@ -477,14 +477,21 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 			*note = xstrdup("Your battle result was recorded.");
 		free(as);
 	}
-	if (relations) {
-		char *both = *note ? xasprintf("%s %s", *note, relations) : xstrdup(relations);
-		free(*note);
-		free(relations);
-		*note = both;
-	}
+	bool received = y.st.step != YEAR_ENDED;
 	if (y.st.step != YEAR_IDLE && y.st.step != YEAR_ENDED)
 		year_advance(&y.run);
+	/* alliances and tributaries as the step it led to left them: made
+	 * (the mail that tells everyone goes with the reply), or when */
+	char *settled = received ? year_relations_settled(&y.run, player, set) : NULL;
+	char *parts[] = {relations, settled};
+	for (size_t i = 0; i < 2; i++) {
+		if (!parts[i])
+			continue;
+		char *both = *note ? xasprintf("%s %s", *note, parts[i]) : xstrdup(parts[i]);
+		free(*note);
+		free(parts[i]);
+		*note = both;
+	}
 	if (yctx_save(&y, errstr) != 0)
 		goto done;
 	rc = 0;

@@ -496,6 +496,52 @@ static char *slot_of(const char *key)
 	return xasprintf(".s%s", hex);
 }
 
+#define RANK_OVER 1000 /* a part whose step is over: news, never the lead */
+
+/* Which part leads (the lowest): what asks him, by template_rank; a "Your
+ * turn" whose turn is still under way (a decision or battle it led to)
+ * after those and before the news, so that a mail led by no question of
+ * his is led by his turn; a part whose step is over is news, after every
+ * other. Ranks of held mails in the fold too (engine_fold_hold). */
+static int lead_rank(const struct held *h)
+{
+	if (!json_is_true(json_object_get(h->data, "step_over")))
+		return 2 * h->rank;
+	if (json_is_true(json_object_get(h->data, "turn_under_way")))
+		return 2 * template_rank("campaign-end") - 1;
+	return RANK_OVER + h->rank;
+}
+
+/* What the kept parts of a merged mail tell that another mail joined with
+ * it leaves out or points to (engine_told.c): a "Your turn" ("asks" or
+ * "under_way"), the turns whose outcome a part tells (its heading); and
+ * "one_part" when it is made of one (its text may be made again). */
+static void note_told(json_t *d, struct held **parts, const bool *keep, size_t n, size_t kept)
+{
+	if (kept == 1)
+		json_object_set_new(d, "one_part", json_true());
+	json_t *turns = json_array();
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		const json_t *pd = parts[i]->data;
+		json_t *told = json_object_get(pd, "your_turn_told");
+		if (json_is_string(told))
+			json_object_set(d, "your_turn_told", told);
+		/* what came of a move: its turn's report, or the battle it led to */
+		json_t *who = tpl_is(parts[i], "turn-report") ? json_object_get(pd, "mover")
+			      : tpl_is(parts[i], "battle")      ? json_object_get(pd, "attacker")
+								: NULL;
+		if (json_is_string(who))
+			json_array_append_new(turns, json_pack("{s:O, s:s}", "player", who,
+							       "heading", parts[i]->subject));
+	}
+	if (json_array_size(turns))
+		json_object_set_new(d, "turns_told", turns);
+	else
+		json_decref(turns);
+}
+
 /* The mails held for one person (in rank order), queued as one: the first
  * leads, each other one follows under its subject as a heading. After an
  * undo each part is compared with what was sent for it: a part sent
@@ -570,6 +616,7 @@ static int queue_merged(struct yctx *y, struct held **parts, size_t n)
 	json_t *d = json_deep_copy(html_part ? html_part->data : lead->data);
 	if (kept > 1 || html_part != lead)
 		json_object_set_new(d, "merged_text", json_string(body.data));
+	note_told(d, parts, keep, n, kept);
 	const char *subject = lead->subject;
 	char *corrected = NULL;
 	if (pre.len) {
@@ -583,7 +630,7 @@ static int queue_merged(struct yctx *y, struct held **parts, size_t n)
 			  html_part ? html_part->html_template : NULL, false, lead->year};
 	char *err = NULL;
 	/* while a mail is processed, held to go with its reply (engine_fold.c) */
-	rc = engine_fold_hold(y->e, &r, lead->rank) ? 0
+	rc = engine_fold_hold(y->e, &r, lead_rank(lead)) ? 0
 						     : engine_queue_mail(y->e, &r, y->c, y->now,
 									 NULL, &err);
 	if (rc != 0)
@@ -608,11 +655,15 @@ done:
 	return rc;
 }
 
-#define RANK_OVER 1000 /* a part whose step is over: news, never the lead */
-
-static int lead_rank(const struct held *h)
+/* Whether the turn a "Your turn" part opened is still under way as the
+ * run ends: it is still his, in its step or in a decision or battle it led
+ * to. */
+static bool turn_under_way(const struct yctx *y, const struct held *h)
 {
-	return json_is_true(json_object_get(h->data, "step_over")) ? RANK_OVER + h->rank : h->rank;
+	const struct year_state *st = &y->st;
+	return tpl_is(h, "your-turn") && h->year == y->c->year &&
+	       (st->step == YEAR_TURN || st->step == YEAR_DECISION || st->step == YEAR_BATTLE) &&
+	       st->turn < st->sequence_len && st->sequence[st->turn] == h->player;
 }
 
 /* The parts for one person, made to read right as the run ends: a part
@@ -630,6 +681,8 @@ static size_t settle_parts(struct yctx *y, struct held **parts, size_t n)
 			drop = tpl_is(h, "reminder");
 			json_object_set_new(h->data, "step_over", json_true());
 		}
+		if (turn_under_way(y, h))
+			json_object_set_new(h->data, "turn_under_way", json_true());
 		if (tpl_is(h, "your-turn") && json_is_true(json_object_get(h->data, "step_over"))) {
 			/* his turn was played in this run: its report, when in
 			 * this mail, says what came of it */
@@ -687,6 +740,33 @@ static bool reported_here(struct held **parts, size_t n, int year, const json_t 
 	return false;
 }
 
+/* A "Your turn" that asks for his movement option, or whose turn is under
+ * way, says it is his turn (and what is asked, until when): the sequence
+ * of play no longer says his turn begins now, the organiser's note leaves
+ * it out of its "What happens next" (engine_next_told). */
+static void turn_said_once(struct held **parts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct held *h = parts[i];
+		if (!tpl_is(h, "your-turn"))
+			continue;
+		const char *told = !json_is_true(json_object_get(h->data, "step_over")) ? "asks"
+				   : json_is_true(json_object_get(h->data, "turn_under_way"))
+					   ? "under_way"
+					   : NULL;
+		if (!told)
+			continue;
+		json_object_set_new(h->data, "your_turn_told", json_string(told));
+		for (size_t k = 0; k < n; k++) {
+			if (tpl_is(parts[k], "announce-sequence") && parts[k]->year == h->year &&
+			    parts[k]->player == h->player)
+				json_object_set_new(parts[k]->data, "first", json_false());
+			if (tpl_is(parts[k], "organiser-action"))
+				engine_next_told(parts[k]->data, told);
+		}
+	}
+}
+
 /* A merged mail says each thing once (parts in the order they were made,
  * the last one made the latest): a turn that is over is told by its
  * report alone (the side the organiser plays gets no copy of a disputed
@@ -741,6 +821,7 @@ static size_t say_once(struct yctx *y, struct held **parts, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (i != keeper && has_positions(parts[i]) && positions_optional(parts[i]))
 			json_object_set_new(parts[i]->data, "positions_elsewhere", json_true());
+	turn_said_once(parts, n);
 	return n;
 }
 

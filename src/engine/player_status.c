@@ -5,6 +5,7 @@
 #include "engine/awaited.h"
 #include "engine/engine_year_p.h"
 #include "dbm/orders.h"
+#include "dbm/year.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -105,19 +106,8 @@ json_t *engine_player_status(struct engine *e, int player, int64_t now, char **e
 	json_object_set_new(d, "contingents_out", out);
 	json_object_set_new(d, "contingents_in", in);
 
-	json_t *positions = json_array();
-	for (size_t q = 0; q < c->player_count; q++) {
-		const struct player *o = &c->players[q];
-		int n_held = player_province_count(c, (int)q);
-		char *held_text = xasprintf("%d province%s", n_held, n_held == 1 ? "" : "s");
-		json_array_append_new(positions, json_pack("{s:s, s:b, s:s, s:s, s:i, s:s, s:i}",
-			"nation", nation(c, (int)q), "active", o->status == PLAYER_ACTIVE,
-			"location", province_name(c, o->location), "field_ap",
-			half_ap_format(player_field_half_ap(o), a), "provinces", n_held,
-			"provinces_text", held_text, "prestige",
-			o->battle_prestige + o->province_prestige));
-		free(held_text);
-	}
+	/* as the year's mails give it (one helper for both) */
+	json_t *positions = year_positions_json(c);
 	json_object_set_new(d, "positions", positions);
 
 	json_t *aw = engine_awaited_json(&y.st, c, &y.io);

@@ -20,8 +20,7 @@
  *   "ceiling_ap", "prestige", "provinces" (names), "overlord",
  *   "contingents_out": [{"with", "where", "ap", "elements", "returning"}],
  *   "contingents_in": [{"from", "ap", "elements"}],
- *   "positions": [{"nation", "active", "location", "field_ap",
- *                  "provinces", "provinces_text", "prestige"}],
+ *   "positions": year_positions_json's, as the year's mails give them,
  *   "provinces_text": his provinces, home ones starred,
  *   "your_requests": the requests without deadline that concern them,
  *   "has_requests". */

@@ -1055,22 +1055,33 @@ static void test_changed_lines_paired(void **state)
 			  "Send your movement option before Tue 26 Jan 2027 03:00 CET:\n"
 			  "  France: field army of 450 AP in Paris, 4 provinces\n"
 			  "  England: field army of 328 AP in Kent, 4 provinces\n"
+			  "  Holy Roman Empire: field army of 480 AP in Franconia, 4 provinces,\n"
+			  "    24 prestige\n"
 			  "A line that went.\n";
 	const char *now = "Your turn.\n"
 			  "Send your movement option before Tue 26 Jan 2027 06:00 CET:\n"
 			  "  France: field army of 480 AP in Paris, 4 provinces\n"
 			  "  England: field army of 328 AP in Kent, 4 provinces\n"
+			  "  Holy Roman Empire: field army of 480 AP in Franconia, 4 provinces,\n"
+			  "    48 prestige\n"
 			  "  NO MOVE\n"
 			  "Something quite new.\n";
 	struct strbuf sb = {0};
 	strbuf_puts(&sb, "");
 	size_t n = engine_changed_lines(&sb, was, now, "NO MOVE\n");
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 8);
+	/* the line that introduced what followed it without its colon (club
+	 * finding: "was: ... CET:"); a position cut to fit 72 columns reads
+	 * whole, with the nation it is about */
 	assert_string_equal(sb.data,
-			    "  was: Send your movement option before Tue 26 Jan 2027 03:00 CET:\n"
-			    "  now: Send your movement option before Tue 26 Jan 2027 06:00 CET:\n"
+			    "  was: Send your movement option before Tue 26 Jan 2027 03:00 CET\n"
+			    "  now: Send your movement option before Tue 26 Jan 2027 06:00 CET\n"
 			    "  was: France: field army of 450 AP in Paris, 4 provinces\n"
 			    "  now: France: field army of 480 AP in Paris, 4 provinces\n"
+			    "  was: Holy Roman Empire: field army of 480 AP in Franconia, 4 "
+			    "provinces, 24 prestige\n"
+			    "  now: Holy Roman Empire: field army of 480 AP in Franconia, 4 "
+			    "provinces, 48 prestige\n"
 			    "  now: Something quite new.\n"
 			    "  was: A line that went.\n");
 	strbuf_free(&sb);

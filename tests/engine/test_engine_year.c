@@ -18,6 +18,7 @@
 #include "model/dice.h"
 #include "engine/engine.h"
 #include "lib/engine_fixture.h"
+#include "lib/maildir_fixture.h"
 #include "mail/mail_read.h"
 #include "store/store.h"
 #include "text/templates.h"
@@ -689,7 +690,11 @@ static void test_alliance_by_mail(void **state)
 	json_decref(doc);
 	reply = deliver(f, "charles@example.org",
 			"PLAYER france " FRANCE_PW "\nALLY WITH savoy\n", NOW + 2 * HOUR);
-	assert_non_null(strstr(reply, "Savoy has declared ALLY WITH france too"));
+	/* made at once, and told below: the reply says so, not a step to come */
+	assert_non_null(strstr(reply, "Savoy had declared ALLY WITH france too: the alliance is "
+				      "made, as told below."));
+	assert_null(strstr(reply, "at the next step"));
+	assert_non_null(strstr(strstr(reply, "as told below"), "France and Savoy are allies\n"));
 	free(reply);
 	c = campaign(f);
 	assert_int_equal(c->alliance_count, 1);
@@ -717,7 +722,10 @@ static void test_alliance_by_mail(void **state)
 	free(reply);
 	reply = deliver(f, "charles@example.org",
 			"PLAYER france " FRANCE_PW "\nEND ALLIANCE WITH savoy\n", NOW + 4 * HOUR);
-	assert_non_null(strstr(reply, "Your alliance with Savoy ends at the next step between turns"));
+	assert_non_null(strstr(reply, "Your alliance with Savoy has ended, as told below."));
+	assert_null(strstr(reply, "ends at the next step"));
+	assert_non_null(strstr(strstr(reply, "as told below"),
+			       "The alliance of France and Savoy has ended\n"));
 	free(reply);
 	c = campaign(f);
 	assert_int_equal(c->alliance_count, 0);
@@ -1129,6 +1137,20 @@ static void test_allies_asked(void **state)
 	assert_string_equal(step_of(st), "decision");
 	json_decref(st);
 	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 France calls on you for a contingent"), 1);
+	/* the call as Savoy reads it: the orders as they are written, "<n>
+	 * <element>" (club finding: it showed "<n element>"), each with what
+	 * it does below it */
+	char *raw = outbox_raw_with(f, "[TestMarches] 1450 \u00b7 France calls on you for a contingent");
+	char *call = maildir_text_of(strchr(raw, '\n') + 1);
+	free(raw);
+	assert_non_null(strstr(call, "  CONTINGENT FOR france WITH <n> <element>, ...\n"
+				     "      to send these troops\nor\n  ANSWER ALLIES NO\n"
+				     "      to send nothing\n"));
+	assert_null(strstr(call, "<n element>"));
+	/* the order's line fits (a client's wrap would break the order) */
+	const char *order = strstr(call, "  CONTINGENT FOR");
+	assert_true(strcspn(order, "\n") <= 72);
+	free(call);
 	char *report = NULL, *err = NULL;
 	assert_int_equal(engine_year_status(f->engine, NOW, &report, &err), 0);
 	assert_non_null(strstr(report, "the allies' answers before the battle at Paris"));

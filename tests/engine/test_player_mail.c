@@ -528,7 +528,8 @@ static void test_status_awaited_for_a_decision(void **state)
 	char *text = text_to(w, CHARLES, NULL);
 	assert_in_order(text, (const char *const[]){
 		"What happens next",
-		"France's answer to the invasion of Paris by Burgundy",
+		/* to France herself: "your", not "France's" (issue 13) */
+		"the year waits for your answer to the invasion of Paris by Burgundy",
 		"Awaited from you: the answer to the invasion of Paris by Burgundy: IF INVADED "
 		"Paris BATTLE, SIEGE or RETREAT TO a province.",
 		"Deadline: ",
@@ -539,7 +540,7 @@ static void test_status_awaited_for_a_decision(void **state)
 	deliver(w, PHILIPPE, "PLAYER burgundy " BURGUNDY_PW "\nSTATUS\n", NOW + 4 * HOUR);
 	text = text_to(w, PHILIPPE, NULL);
 	assert_in_order(text, (const char *const[]){
-		"the year waits for France's answer to the invasion of Paris by Burgundy",
+		"the year waits for France's answer to the invasion of Paris by you",
 		"Nothing is awaited from you now",
 		"Waiting for an answer",
 		"France asked to become the tributary of Burgundy, who has not answered "

@@ -318,8 +318,10 @@ static void test_recruitment_reminder_names_who_is_awaited(void **state)
 	assert_int_equal(engine_tick(f->engine, deadline - HOUR, 0, NULL, &err), 0);
 	maildir_flush(f, deadline - HOUR);
 	text = last_mail(FRANCE, "Reminder");
-	assert_has(text, "We are still waiting for the recruitment orders of France: RECRUIT, "
+	/* to France herself: "your", not "of France" */
+	assert_has(text, "We are still waiting for your recruitment orders: RECRUIT, "
 			 "DISMISS, RETRIEVE GENERAL, or NO MOVE for none.");
+	assert_has_not(text, "orders of France");
 	assert_has_not(text, "every player");
 	assert_has(text, "Nothing valid of yours is in for this step yet (a line with an error "
 			 "counts for nothing).");

@@ -207,6 +207,8 @@ static void assert_has_not(const char *text, const char *needle)
 		fail_msg("\"%s\" unexpectedly in:\n%s", needle, text);
 }
 
+static size_t count_of(const char *text, const char *needle);
+
 /* A player's mail, processed at `now`: the text of the reply. */
 static char *orders(struct test_engine *f, const char *player, const char *text, int64_t now)
 {
@@ -441,7 +443,7 @@ static void test_order_carried_out_by_its_own_mail(void **state)
 	 * what came of it, not the plan's cost foreseen */
 	assert_has(reply, "  3: INVADE Flanders VIA Paris\n        -> carried out with your mail: "
 			  "what came of it (the way, storms, forced passage, supply, what it "
-			  "cost) is in the year's mail on your turn\n");
+			  "cost) is told below, in \"The turn of Burgundy\"\n");
 	assert_has_not(reply, "normal move");
 	char *turn = NULL;
 	assert_int_equal(mails(f, BURGUNDY, "The turn of Burgundy", &turn), 1);
@@ -929,9 +931,12 @@ static void test_steps_over_in_the_same_run(void **state)
 	assert_has_not(fr->text, "If you recruit nothing, send NO MOVE");
 	assert_has_not(fr->text, "DISMISS <n> <element>");
 	assert_has_not(fr->text, "RECRUIT <n>");
-	/* 1451's turn is open: the sequence says so */
-	assert_has(fr->text, "You play 1st of 2 in 1451.\nYour turn begins now.\n");
+	/* 1451's turn is open: the "Your turn" that leads says so, once; the
+	 * sequence gives her place without saying it again */
+	assert_has(fr->text, "You play 1st of 2 in 1451.\n");
+	assert_has_not(fr->text, "Your turn begins now.");
 	assert_has(fr->text, "It is your turn (1st of 2 in the sequence of play).\n");
+	assert_int_equal(count_of(fr->text, "It is your turn"), 1);
 
 	/* Burgundy: nothing open for him, so no part asks and none that is
 	 * over leads: the acknowledgement of his mail does, the diary and
@@ -995,7 +1000,11 @@ static void test_merged_mail_says_each_thing_once(void **state)
 	assert_int_equal(count_of(bu->text, "  France: field army of "), 1);
 	assert_has_not(bu->text, "What has happened this year so far:");
 	assert_has(bu->text, "It is your turn (1st of 2 in the sequence of play).\n");
-	assert_has(bu->text, "You play 1st of 2 in 1450.\nYour turn begins now.\n");
+	/* his turn said once, by the part that leads (club finding: three
+	 * times, with the organiser's note and the sequence of play) */
+	assert_has(bu->text, "You play 1st of 2 in 1450.\n");
+	assert_has_not(bu->text, "Your turn begins now.");
+	assert_int_equal(count_of(bu->text, "It is your turn"), 1);
 	/* the organiser's note says the start once, as a sentence */
 	assert_true(merged_into(bu->text, "The organiser: the campaign starts"));
 	/* in the order things happened: the start, then the sequence it drew */
