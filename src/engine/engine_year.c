@@ -451,12 +451,15 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 	struct yctx y;
 	int rc = -1;
 	char why[WHY_MAX];
+	json_t *asked_before = NULL;
 	*note = NULL;
 	*refused = false;
 	if (yctx_open(&y, e, now, false, errstr) != 0)
 		goto done;
 	bool battle = year_set_has_battle_lines(set);
 	char *relations = NULL;
+	if (y.st.step == YEAR_DECISION && y.st.pending)
+		asked_before = json_deep_copy(y.st.pending);
 	if (y.st.step != YEAR_ENDED)
 		relations = year_orders_received(&y.run, player, set);
 	if (y.st.step == YEAR_IDLE || y.st.step == YEAR_ENDED) {
@@ -485,10 +488,21 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 	}
 	if (y.st.step != YEAR_IDLE && y.st.step != YEAR_ENDED)
 		year_advance(&y.run);
+	/* a permission answered: what it causes (rules 2.1) */
+	char *passage = asked_before ? year_permission_answer_note(y.c, asked_before, &y.st,
+								   player, set)
+				     : NULL;
+	if (passage) {
+		char *both = *note ? xasprintf("%s %s", *note, passage) : xstrdup(passage);
+		free(*note);
+		free(passage);
+		*note = both;
+	}
 	if (yctx_save(&y, errstr) != 0)
 		goto done;
 	rc = 0;
 done:
+	json_decref(asked_before);
 	yctx_free(&y);
 	return rc;
 }

@@ -612,7 +612,12 @@ done:
 
 static int lead_rank(const struct held *h)
 {
-	return json_is_true(json_object_get(h->data, "step_over")) ? RANK_OVER + h->rank : h->rank;
+	/* news of a decision (what a permission caused, a way changed)
+	 * asks nothing either */
+	return json_is_true(json_object_get(h->data, "step_over")) ||
+		       json_is_true(json_object_get(h->data, "is_news"))
+		       ? RANK_OVER + h->rank
+		       : h->rank;
 }
 
 /* The parts for one person, made to read right as the run ends: a part
