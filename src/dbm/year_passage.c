@@ -25,6 +25,8 @@ static bool by_player(const json_t *ev, const struct campaign *c, int p)
 	return who && strcmp(who, pkey(c, p)) == 0;
 }
 
+/* The answers, the move and its supply: the events from `mark` to the
+ * mover's supply check. */
 void year_permission_outcome(struct year_run *r, const json_t *pd, size_t mark)
 {
 	struct campaign *c = r->c;
@@ -41,6 +43,10 @@ void year_permission_outcome(struct year_run *r, const json_t *pd, size_t mark)
 		forced |= is_kind(ev, "forced_passage") &&
 			  !json_is_true(json_object_get(ev, "contingent"));
 		refused |= is_kind(ev, "order_refused");
+		/* the move ends with its supply: what follows (a defence, a
+		 * battle) has mails of its own */
+		if (is_kind(ev, "supply"))
+			break;
 	}
 	json_t *told = json_array();
 	json_array_extend(told, json_object_get(pd, "asked"));

@@ -319,6 +319,9 @@ static void test_denied_passage_is_forced(void **state)
 	assert_has(text, "  Burgundy forces its way through Paris: ");
 	assert_has(text, "  Burgundy moves from Dijon to Calais (2 stages).");
 	assert_has_not(text, "The move went on");
+	/* the move and its supply; the siege that follows is the turn's */
+	assert_has(text, "The answers and the move, in the words of the turn report:\n");
+	assert_has_not(text, "Siege of Calais");
 	free(text);
 	/* the mover is told the same at once, not only at his turn's end */
 	assert_int_equal(mails(f, BURGUNDY, "What came of the permission for Burgundy", &text), 1);
