@@ -433,6 +433,13 @@ struct contingent_order {
 enum rules_status rules_contingent_check(const struct campaign *c,
 					 const struct contingent_order *o,
 					 struct rules_reason *why);
+/* Rules 2.3 "normal movement rules apply to contingents", but no forced
+ * march: can a contingent of `owner` reach the field army of `to_player`
+ * by the shortest way, with the passage `passage` gives (NULL: none)?
+ * RULES_OK, or RULES_REFUSED with why (too far, a field army barring the
+ * way, no way). Its troops are not checked. */
+enum rules_status rules_contingent_reach(const struct campaign *c, int owner, int to_player,
+					 const bool *passage, struct rules_reason *why);
 /* The contingent a tributary ordered by its overlord sends when it chose
  * none (rules 3.2 "Your tributaries must provide an allied contingent if
  * you order them to"; 2.3 its composition; our default, doc/rules.md): its

@@ -24,6 +24,10 @@ static int contingent_way(const struct campaign *c, const struct contingent_orde
 	return rules_shortest_path(c, o->owner, from, to, *owned, c->province_count);
 }
 
+static enum rules_status contingent_way_check(const struct campaign *c,
+					      const struct contingent_order *o,
+					      struct rules_reason *why);
+
 enum rules_status rules_contingent_check(const struct campaign *c,
 					 const struct contingent_order *o,
 					 struct rules_reason *why)
@@ -70,6 +74,27 @@ enum rules_status rules_contingent_check(const struct campaign *c,
 		return rules_refuse(why, "a contingent must include a general");
 	if (generals_left < 1)
 		return rules_refuse(why, "the C-in-C must remain with the field army");
+	return contingent_way_check(c, o, why);
+}
+
+enum rules_status rules_contingent_reach(const struct campaign *c, int owner, int to_player,
+					 const bool *passage, struct rules_reason *why)
+{
+	if (!rules_active_player(c, owner) || !rules_active_player(c, to_player) ||
+	    owner == to_player)
+		return rules_refuse(why, "a contingent goes from one active player to another");
+	struct contingent_order o = {.owner = owner, .to_player = to_player,
+				     .on_storm = STORM_CONTINUE, .force_passage = true,
+				     .passage = passage};
+	return contingent_way_check(c, &o, why);
+}
+
+/* The way of a contingent checked: it leads to the army it joins, within
+ * the movement rules for contingents. */
+static enum rules_status contingent_way_check(const struct campaign *c,
+					      const struct contingent_order *o,
+					      struct rules_reason *why)
+{
 	const int *path;
 	int *owned;
 	int stages = contingent_way(c, o, &path, &owned);

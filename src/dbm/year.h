@@ -191,6 +191,15 @@ bool year_set_has_battle_lines(const struct order_set *set);
  * recorded and compared (one fact a line, sorted, the winner named); NULL if
  * no battle waits or the set has no line for it. */
 char *year_battle_report_text(const struct year_run *r, const struct order_set *set);
+/* year_passage.c: the reply to a player's ALLOW/DENY PASSAGE or SUPPLY
+ * (in `set`) that answers the permission the year waited for (`before`:
+ * the pending decision when his mail came, a copy): what it causes, once
+ * the year went on with it (`st`): the move still waits for other
+ * answers, or what came of it follows. NULL when the mail answers no such
+ * question. Caller frees. */
+char *year_permission_answer_note(const struct campaign *c, const json_t *before,
+				  const struct year_state *st, int player,
+				  const struct order_set *set);
 
 /* The name of the current step ("turn-burgundy", "decision-england",
  * "battle-flanders", "recruitment", "vote", "start", "ended") into buf. */

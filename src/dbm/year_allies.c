@@ -121,12 +121,36 @@ static void send_ordered_default(struct year_run *r, const struct tributary_call
 	order_free(&o);
 }
 
+/* Rules 2.3: "normal movement rules apply to contingents", and they
+ * cannot forced march. An ally whose contingent cannot reach `side`'s
+ * army at `province` (too far, a field army barring the way) could send
+ * nothing: he is not asked, and the battle's report says why (event
+ * ally_out_of_reach). Returns true when it can reach. */
+static bool within_reach(struct year_run *r, int ally, int side, int province)
+{
+	struct campaign *c = r->c;
+	size_t np = c->player_count;
+	bool *passage = xcalloc(np + 1, sizeof *passage);
+	bool *supply = xcalloc(np + 1, sizeof *supply);
+	year_permissions_given(r, ally, passage, supply);
+	struct rules_reason why;
+	bool ok = rules_contingent_reach(c, ally, side, passage, &why) == RULES_OK;
+	if (!ok)
+		event_emit(r->log, "ally_out_of_reach", RULE_CONTINGENT_MOVEMENT,
+			   "{s:s, s:s, s:s, s:s, s:s}", "player", pkey(c, ally), "with",
+			   pkey(c, side), "province", prov_name(c, province), "from",
+			   prov_name(c, c->players[ally].location), "reason", why.text);
+	free(passage);
+	free(supply);
+	return ok;
+}
+
 /* Rules 3.2 before a battle: the sender `call` names, ordered to send
  * `side` a contingent, sends its chosen one (CONTINGENT FOR side), or is
  * asked (added to `asked`/`sides`/`ordered`) with a deadline and the
  * default. */
 static void ordered_ally(struct year_run *r, const struct tributary_call *call_in, int side,
-			 json_t *asked, json_t *sides, json_t *ordered)
+			 int province, json_t *asked, json_t *sides, json_t *ordered)
 {
 	struct campaign *c = r->c;
 	struct tributary_call call = *call_in;
@@ -135,7 +159,8 @@ static void ordered_ally(struct year_run *r, const struct tributary_call *call_i
 	const struct order *o;
 	if (year_ally_answer(&set, side, &o) == 1)
 		send_on_call(r, call.sender, side, o, call.orderer);
-	else if (!json_object_get(sides, pkey(c, call.sender))) {
+	else if (!json_object_get(sides, pkey(c, call.sender)) &&
+		 within_reach(r, call.sender, side, province)) {
 		json_array_append_new(asked, json_string(pkey(c, call.sender)));
 		json_object_set_new(sides, pkey(c, call.sender), json_string(pkey(c, side)));
 		json_object_set_new(ordered, pkey(c, call.sender), json_string(pkey(c, call.orderer)));
@@ -185,7 +210,7 @@ void year_call_allies(struct year_run *r, int attacker, int defender, int provin
 			bool tributary = ally_of(c, (int)a, side, enemy);
 			struct tributary_call call;
 			if (tributary && year_tributary_called(r, (int)a, side, &call)) {
-				ordered_ally(r, &call, side, asked, sides, ordered);
+				ordered_ally(r, &call, side, province, asked, sides, ordered);
 				continue;
 			}
 			if (!tributary && !may_volunteer(c, (int)a, side, enemy))
@@ -202,7 +227,8 @@ void year_call_allies(struct year_run *r, int attacker, int defender, int provin
 			if (answer == 1)
 				send_on_call(r, (int)a, side, o, NO_INDEX);
 			orders_set_free(&set);
-			if (answer >= 0 || json_object_get(sides, pkey(c, (int)a)))
+			if (answer >= 0 || json_object_get(sides, pkey(c, (int)a)) ||
+			    !within_reach(r, (int)a, side, province))
 				continue;
 			json_array_append_new(asked, json_string(pkey(c, (int)a)));
 			json_object_set_new(sides, pkey(c, (int)a), json_string(pkey(c, side)));

@@ -136,6 +136,26 @@ void year_refused(struct year_run *r, int player, const char *order, const char 
 void year_refused_instead(struct year_run *r, int player, const char *order, const char *reason,
 			  const char *instead);
 
+/* ---------------------------------------------------------------- passage (year_passage.c) */
+
+/* The permissions the decision `pd` asked for are settled and the move
+ * carried out (its events logged from `mark` on): each player asked and
+ * the mover are told what came of it, in the words of the turn report
+ * (decision, is_permission_outcome). */
+void year_permission_outcome(struct year_run *r, const json_t *pd, size_t mark);
+/* The mover's order `o` waits for the permissions `asked` are asked for
+ * (`supply`: who is asked to supply): he is told who is asked, until when,
+ * and what each refusal would mean for his move (decision,
+ * is_permission_asked). */
+void year_tell_mover_asked(struct year_run *r, int mover, const struct order *o,
+			   const json_t *supply, const json_t *asked);
+/* The turn of `mover` is over: a player whose pending movement order's
+ * way needs something else now than when the turn began (a field army
+ * gone from a province on it or come there, a province taken, his route
+ * chosen again) is told at once, with the moves that changed it
+ * (decision, is_way_changed). Before turn_events is cleared. */
+void year_tell_way_changes(struct year_run *r, int mover);
+
 /* ---------------------------------------------------------------- orders (year_common.c) */
 
 void year_load_orders_at(struct year_run *r, int player, int year, int phase,

@@ -130,6 +130,8 @@ static const char *permission_said(int answer, bool silent)
 	return answer == 0 || silent ? "denied" : "not answered, denied by default";
 }
 
+static bool waits_for_permission(struct year_run *r, int mover, const struct order *o);
+
 /* ---------------------------------------------------------------- turns */
 
 void year_end_turn(struct year_run *r)
@@ -144,6 +146,7 @@ void year_end_turn(struct year_run *r)
 			      year_positions_json(r->c));
 	year_mail(r, "turn-report", NO_INDEX, true, d, "The turn of %s",
 		  pnation(r->c, p));
+	year_tell_way_changes(r, p);
 	json_decref(st->turn_events);
 	st->turn_events = json_array();
 	json_decref(st->pending);
@@ -189,6 +192,8 @@ bool year_enter_turn(struct year_run *r)
 	json_object_set_new(d, "positions", year_positions_json(r->c));
 	json_object_set_new(d, "turn_number", json_integer((json_int_t)st->turn + 1));
 	json_object_set_new(d, "orders_in", json_boolean(mv != NULL));
+	if (waits_for_permission(r, p, mv))
+		json_object_set_new(d, "waits_permission", json_true());
 	char *pending_text = orders_format_pending(&set, r->c);
 	json_object_set_new(d, "pending_orders", json_string(pending_text));
 	json_object_set_new(d, "has_pending_orders", json_boolean(*pending_text != '\0'));
@@ -412,6 +417,49 @@ static void permissions_needed(struct year_run *r, int mover, const struct order
 	}
 }
 
+/* Of the players a move needs (permissions_needed), those whose standing
+ * orders do not answer: they are asked. New reference. */
+static json_t *permissions_asked(struct year_run *r, int mover, const json_t *passage,
+				 const json_t *supply)
+{
+	json_t *asked = json_array();
+	size_t i;
+	json_t *v;
+	for (int pass = 0; pass < 2; pass++) {
+		json_array_foreach(pass ? supply : passage, i, v) {
+			int q = find_player(r->c, json_string_value(v));
+			struct order_set set;
+			year_load_orders(r, q, &set);
+			bool known = year_permission_of(&set, mover, pass == 1) >= 0;
+			orders_set_free(&set);
+			bool dup = false;
+			size_t j;
+			json_t *w;
+			json_array_foreach(asked, j, w)
+				dup |= json_equal(w, v);
+			if (!known && !dup)
+				json_array_append(asked, v);
+		}
+	}
+	return asked;
+}
+
+/* Will the movement order `o` wait for permissions when carried out now? */
+static bool waits_for_permission(struct year_run *r, int mover, const struct order *o)
+{
+	if (!o || o->kind == ORDER_NO_MOVE || o->kind == ORDER_SALLY ||
+	    o->kind == ORDER_ASK_ALLIES || o->kind == ORDER_CALL_OFF)
+		return false;
+	json_t *passage = json_array(), *supply = json_array();
+	permissions_needed(r, mover, o, passage, supply);
+	json_t *asked = permissions_asked(r, mover, passage, supply);
+	bool waits = json_array_size(asked) > 0;
+	json_decref(asked);
+	json_decref(passage);
+	json_decref(supply);
+	return waits;
+}
+
 static void order_path(const struct order *o, const int **path, size_t *stages)
 {
 	*stages = o->route_len > 0 ? o->route_len - 1 : 0;
@@ -570,25 +618,9 @@ static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
 	if (o && o->kind != ORDER_NO_MOVE && o->kind != ORDER_SALLY) {
 		json_t *passage = json_array(), *supply = json_array();
 		permissions_needed(r, mover, o, passage, supply);
-		json_t *asked = json_array();
+		json_t *asked = permissions_asked(r, mover, passage, supply);
 		size_t i;
 		json_t *v;
-		for (int pass = 0; pass < 2; pass++) {
-			json_array_foreach(pass ? supply : passage, i, v) {
-				int q = find_player(c, json_string_value(v));
-				struct order_set set;
-				year_load_orders(r, q, &set);
-				bool known = year_permission_of(&set, mover, pass == 1) >= 0;
-				orders_set_free(&set);
-				bool dup = false;
-				size_t j;
-				json_t *w;
-				json_array_foreach(asked, j, w)
-					dup |= json_equal(w, v);
-				if (!known && !dup)
-					json_array_append(asked, v);
-			}
-		}
 		if (json_array_size(asked)) {
 			char *text = order_with_route(o, c, mover);
 			struct year_state *st = r->st;
@@ -622,6 +654,7 @@ static bool resolve_turn(struct year_run *r, int mover, const struct order *o)
 				year_mail(r, "decision", q, false, d, "%s asks your permission",
 					  pnation(c, mover));
 			}
+			year_tell_mover_asked(r, mover, o, supply, asked);
 			free(text);
 			return false;
 		}
@@ -663,6 +696,7 @@ bool year_resolve_decision(struct year_run *r)
 		waits = carry_out_defence(r, attacker, defender, province, came_from, ch, to);
 	} else {
 		int mover = find_player(c, jstr(pd, "mover"));
+		size_t mark = r->log->count;
 		size_t i;
 		json_t *v;
 		json_array_foreach(json_object_get(pd, "asked"), i, v) {
@@ -701,6 +735,7 @@ bool year_resolve_decision(struct year_run *r)
 					     "the order no longer fits the map (the army moved)",
 					     "your army stays where it is (no move this year)");
 		waits = carry_out_move(r, mover, o ? o : &none);
+		year_permission_outcome(r, pd, mark);
 		orders_set_free(&set);
 	}
 	json_decref(pd);

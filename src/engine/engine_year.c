@@ -451,12 +451,15 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 	struct yctx y;
 	int rc = -1;
 	char why[WHY_MAX];
+	json_t *asked_before = NULL;
 	*note = NULL;
 	*refused = false;
 	if (yctx_open(&y, e, now, false, errstr) != 0)
 		goto done;
 	bool battle = year_set_has_battle_lines(set);
 	char *relations = NULL;
+	if (y.st.step == YEAR_DECISION && y.st.pending)
+		asked_before = json_deep_copy(y.st.pending);
 	if (y.st.step != YEAR_ENDED)
 		relations = year_orders_received(&y.run, player, set);
 	if (y.st.step == YEAR_IDLE || y.st.step == YEAR_ENDED) {
@@ -483,8 +486,12 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 	/* alliances and tributaries as the step it led to left them: made
 	 * (the mail that tells everyone goes with the reply), or when */
 	char *settled = received ? year_relations_settled(&y.run, player, set) : NULL;
-	char *parts[] = {relations, settled};
-	for (size_t i = 0; i < 2; i++) {
+	/* a permission answered: what it causes (rules 2.1) */
+	char *passage = asked_before ? year_permission_answer_note(y.c, asked_before, &y.st,
+								   player, set)
+				     : NULL;
+	char *parts[] = {relations, settled, passage};
+	for (size_t i = 0; i < 3; i++) {
 		if (!parts[i])
 			continue;
 		char *both = *note ? xasprintf("%s %s", *note, parts[i]) : xstrdup(parts[i]);
@@ -496,6 +503,7 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 		goto done;
 	rc = 0;
 done:
+	json_decref(asked_before);
 	yctx_free(&y);
 	return rc;
 }

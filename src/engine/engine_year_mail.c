@@ -505,6 +505,10 @@ static char *slot_of(const char *key)
  * other. Ranks of held mails in the fold too (engine_fold_hold). */
 static int lead_rank(const struct held *h)
 {
+	/* news of a decision (what a permission caused, a way changed)
+	 * asks nothing: never the lead */
+	if (json_is_true(json_object_get(h->data, "is_news")))
+		return RANK_OVER + h->rank;
 	if (!json_is_true(json_object_get(h->data, "step_over")))
 		return 2 * h->rank;
 	if (json_is_true(json_object_get(h->data, "turn_under_way")))

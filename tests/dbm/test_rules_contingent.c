@@ -252,13 +252,33 @@ static void test_default_contingent(void **state)
 	assert_int_equal(troops[0], 1);
 }
 
+/* 2.3 "normal movement rules apply to contingents", but "Contingents can
+ * not forced march": whether a contingent could reach an army, before
+ * its troops are chosen. Burgundy (A) reaches Milan (C) in 2 stages;
+ * France (H) would need 3 (H-A-B-C). */
+static void test_reach(void **state)
+{
+	struct fx_world *w = *state;
+	struct campaign *c = w->c;
+	struct rules_reason why;
+	assert_int_equal(rules_contingent_reach(c, w->bur, w->mil, NULL, &why), RULES_OK);
+	assert_int_equal(rules_contingent_reach(c, w->fra, w->mil, NULL, &why), RULES_REFUSED);
+	assert_string_equal(why.text, "contingents cannot forced march: a move of 3 stages "
+				      "exceeds their limit of 2");
+	assert_int_equal(rules_contingent_reach(c, w->bur, w->bur, NULL, &why), RULES_REFUSED);
+	/* the movement option is not its business: an ally who moved is not
+	 * called at all */
+	c->players[w->bur].movement_option = OPTION_MOVE;
+	assert_int_equal(rules_contingent_reach(c, w->bur, w->mil, NULL, &why), RULES_OK);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_world_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_send), T(test_besieged_no_contingent), T(test_composition), T(test_two_contingents), T(test_arrival),
 		T(test_recall_with_storm), T(test_storm_sends_it_home), T(test_invasion_recalls),
-		T(test_default_contingent),
+		T(test_default_contingent), T(test_reach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
