@@ -523,8 +523,8 @@ done:
 	return rc;
 }
 
-/* An authenticated organiser mail: its orders are carried out and the
- * organiser gets what was done (or refused) back. */
+/* An authenticated organiser mail: its orders are carried out and the organiser
+ * gets what was done (or refused) back, the news of it under it (engine_fold.c). */
 static int organiser_orders(struct process *p, struct order_set *set, char **errstr)
 {
 	struct engine *e = p->e;
@@ -550,7 +550,7 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 		char *subject = reply_subject(p->subject, "Your organiser orders");
 		struct reply r = {c->organiser_email, c->organiser_name, subject, "organiser-reply",
 				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL, true, 0};
-		rc = engine_queue_mail(e, &r, c, p->now, &out->reply, errstr);
+		rc = engine_fold_organiser_reply(e, &r, c, p->now, &out->reply, errstr);
 		if (rc == 0)
 			out->reply_to = xstrdup(c->organiser_email);
 		free(token);

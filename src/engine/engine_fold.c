@@ -34,6 +34,7 @@ struct fold_mail {
 	int year, rank;
 	int tag;       /* the mail of the group that caused it */
 	bool is_reply; /* a reply held to the end of the group */
+	bool private;  /* the organiser's answer (engine_fold_organiser_reply) */
 	char *reply_id, *reply_refs; /* what it answers (In-Reply-To) */
 };
 
@@ -444,29 +445,78 @@ static void parts_done(struct engine_fold *f, struct fold_mail **parts, size_t n
 	free(parts);
 }
 
+/* A reply held to the end of the group, where the year's mails the
+ * group caused for him join it; *body_out gets its own text. */
+static struct fold_mail *hold_reply(struct engine *e, const struct reply *r, char **body_out,
+				    char **errstr)
+{
+	char *text = body_out ? text_of(e, r->template_name, r->data, errstr) : NULL;
+	if (body_out && !text)
+		return NULL;
+	struct fold_mail *m = hold_copy(e->fold, r, -1);
+	m->is_reply = true;
+	if (r->in_reply_to) {
+		m->reply_id = dup_or_null(r->in_reply_to->message_id);
+		m->reply_refs = dup_or_null(r->in_reply_to->references);
+	}
+	if (body_out)
+		*body_out = text;
+	return m;
+}
+
 int engine_fold_reply(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr)
 {
 	struct engine_fold *f = e->fold;
-	if (f && f->batch && f->in_mail && !r->secret && r->to_addr && r->token) {
-		/* held to the end of the group, where the year's mails the
-		 * group caused for him join it */
-		char *text = body_out ? text_of(e, r->template_name, r->data, errstr) : NULL;
-		if (body_out && !text)
-			return -1;
-		struct fold_mail *m = hold_copy(f, r, -1);
-		m->is_reply = true;
-		if (r->in_reply_to) {
-			m->reply_id = dup_or_null(r->in_reply_to->message_id);
-			m->reply_refs = dup_or_null(r->in_reply_to->references);
-		}
-		if (body_out)
-			*body_out = text;
-		return 0;
-	}
+	if (f && f->batch && f->in_mail && !r->secret && r->to_addr && r->token)
+		return hold_reply(e, r, body_out, errstr) ? 0 : -1;
 	size_t n = 0;
 	struct fold_mail **parts = r->secret ? NULL : take_for(e, r->to_addr, &n);
 	int rc = queue_with(e, r, parts, n, c, now, body_out, errstr);
+	parts_free(parts, n);
+	return rc;
+}
+
+/* The organiser's answer `lead` with `parts` under it: one mail, no
+ * secret (the parts are compared with it when made again after an undo),
+ * never copied to a stand-in; alone, as it is. */
+static int queue_private(struct engine *e, const struct reply *lead, struct fold_mail **parts,
+			 size_t n, const struct campaign *c, int64_t now, char **body_out,
+			 char **errstr)
+{
+	if (n == 0)
+		return engine_queue_mail(e, lead, c, now, body_out, errstr);
+	struct reply r = *lead;
+	r.secret = false;
+	r.data = json_deep_copy(lead->data);
+	json_object_set_new(r.data, "news_below", json_true());
+	bool was = e->no_stand_in_copy;
+	e->no_stand_in_copy = true;
+	int rc = queue_with(e, &r, parts, n, c, now, body_out, errstr);
+	e->no_stand_in_copy = was;
+	json_decref(r.data);
+	return rc;
+}
+
+int engine_fold_organiser_reply(struct engine *e, const struct reply *r,
+				const struct campaign *c, int64_t now, char **body_out,
+				char **errstr)
+{
+	struct engine_fold *f = e->fold;
+	bool copied = false;
+	if (engine_stand_in_copies(e, c, r->to_addr, now, &copied, errstr) != 0)
+		return -1;
+	if (copied || !f || !r->to_addr || !r->token)
+		return engine_queue_mail(e, r, c, now, body_out, errstr);
+	if (f->batch && f->in_mail) {
+		struct fold_mail *m = hold_reply(e, r, body_out, errstr);
+		if (m)
+			m->private = true;
+		return m ? 0 : -1;
+	}
+	size_t n = 0;
+	struct fold_mail **parts = take_for(e, r->to_addr, &n);
+	int rc = queue_private(e, r, parts, n, c, now, body_out, errstr);
 	parts_free(parts, n);
 	return rc;
 }
@@ -502,8 +552,9 @@ static int queue_replies(struct engine *e, struct fold_mail **parts, size_t n,
 		struct reply r = {lead->addr, lead->name, lead->subject, lead->tpl,
 				  lead->data, lead->reply_id ? &info : NULL, lead->token,
 				  lead->auto_submitted, lead->att, lead->n_att,
-				  lead->html_template, false, lead->year};
-		rc = queue_with(e, &r, group, k, c, e->fold->now, NULL, errstr);
+				  lead->html_template, lead->private, lead->year};
+		rc = lead->private ? queue_private(e, &r, group, k, c, e->fold->now, NULL, errstr)
+				   : queue_with(e, &r, group, k, c, e->fold->now, NULL, errstr);
 	}
 	free(group);
 	return rc;

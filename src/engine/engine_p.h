@@ -153,6 +153,10 @@ char *engine_subject(const struct campaign *c, int year, const char *what);
  * engine echo a password fails loudly. */
 int engine_queue_mail(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr);
+/* Whether what is sent to `addr` now is copied to a stand-in (the
+ * address of a player whose stand-in stands in). Returns 0, or -1. */
+int engine_stand_in_copies(struct engine *e, const struct campaign *c, const char *addr,
+			   int64_t now, bool *copied, char **errstr);
 
 /* The line that heads each mail merged after the first into one (a rule,
  * then that mail's subject): the year's mails (engine_year_mail.c), the
@@ -210,6 +214,16 @@ char *engine_part_heading(const char *subject, int year, int lead_year);
  * mails it is held instead (below). */
 int engine_fold_reply(struct engine *e, const struct reply *r, const struct campaign *c,
 		      int64_t now, char **body_out, char **errstr);
+/* The organiser's answer to his ORGANISER mail (r, a secret): as
+ * engine_fold_reply, it leads the year's mails held for his address (what
+ * his orders caused, his own as a player), so that he gets one mail,
+ * which is then no secret (no password is in any of it) and never copied
+ * to a stand-in; alone it goes as it is. When his address gets a
+ * stand-in's copies (he plays a nation whose stand-in stands in), it goes
+ * alone, and the stand-in keeps his copy of the rest. */
+int engine_fold_organiser_reply(struct engine *e, const struct reply *r,
+				const struct campaign *c, int64_t now, char **body_out,
+				char **errstr);
 /* Queues the mails still held, one for each person (the held mail that
  * ranks first leads). Returns 0, or -1 with *errstr. */
 int engine_fold_flush(struct engine *e, char **errstr);

@@ -85,10 +85,10 @@ static char *dumps(json_t *doc)
 void yctx_checkpoint(void *ctx, const char *step)
 {
 	struct yctx *y = ctx;
-	if (y->dry)
-		return;
 	yctx_flush(y);
 	yctx_asks_over(y, step);
+	if (y->dry) /* a preview: its mails read as the real ones would */
+		return;
 	struct store_snapshot snap = {
 		.step = (char *)step,
 		.taken_at = y->now,
@@ -191,7 +191,6 @@ void yctx_free(struct yctx *y)
 	for (size_t i = 0; i < y->n_overlay; i++)
 		free(y->overlay[i].text);
 	free(y->overlay);
-	strbuf_free(&y->preview);
 	json_decref(y->correction);
 	free(y->err);
 	memset(y, 0, sizeof *y);

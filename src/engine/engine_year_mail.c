@@ -829,6 +829,46 @@ static size_t say_once(struct yctx *y, struct held **parts, size_t n)
 	return n;
 }
 
+/* The parts of one mail as yctx_mail_out sends it: those held for the
+ * address of part `i` (marked `done`), made to read right (settle_parts,
+ * say_once), the lead first. Returns how many (0: nothing left to send
+ * that person). */
+static size_t mail_of(struct yctx *y, size_t i, bool *done, struct held **parts)
+{
+	size_t n = 0;
+	for (size_t k = i; k < y->n_held; k++)
+		if (!done[k] && strcasecmp(y->held[k].addr, y->held[i].addr) == 0) {
+			done[k] = true;
+			parts[n++] = &y->held[k];
+		}
+	n = say_once(y, parts, settle_parts(y, parts, n));
+	if (!n)
+		return 0;
+	/* the lead: what he must act on now, the first part still open
+	 * (of two turns, the later; of two reports, the first); a part
+	 * whose step is over is news, after every other; the others
+	 * after it in the order they happened */
+	size_t lead = 0;
+	for (size_t k = 1; k < n; k++)
+		if (lead_rank(parts[k]) < lead_rank(parts[lead]) ||
+		    (lead_rank(parts[k]) == lead_rank(parts[lead]) &&
+		     strcmp(parts[k]->tpl, "your-turn") == 0))
+			lead = k;
+	struct held *first = parts[lead];
+	memmove(parts + 1, parts, lead * sizeof *parts);
+	parts[0] = first;
+	/* the organiser's actions came before what they caused in this
+	 * run (those of one organiser mail are announced together, once
+	 * their consequences were made): they follow the lead first */
+	for (size_t k = 1, at = 1; k < n; k++)
+		if (tpl_is(parts[k], "organiser-action")) {
+			struct held *o = parts[k];
+			memmove(parts + at + 1, parts + at, (k - at) * sizeof *parts);
+			parts[at++] = o;
+		}
+	return n;
+}
+
 int yctx_mail_out(struct yctx *y)
 {
 	if (y->dry || y->err) {
@@ -840,44 +880,42 @@ int yctx_mail_out(struct yctx *y)
 	for (size_t i = 0; i < y->n_held && !y->err; i++) {
 		if (done[i])
 			continue;
-		size_t n = 0;
-		for (size_t k = i; k < y->n_held; k++)
-			if (!done[k] && strcasecmp(y->held[k].addr, y->held[i].addr) == 0) {
-				done[k] = true;
-				parts[n++] = &y->held[k];
-			}
-		n = say_once(y, parts, settle_parts(y, parts, n));
-		if (!n)
-			continue;
-		/* the lead: what he must act on now, the first part still open
-		 * (of two turns, the later; of two reports, the first); a part
-		 * whose step is over is news, after every other; the others
-		 * after it in the order they happened */
-		size_t lead = 0;
-		for (size_t k = 1; k < n; k++)
-			if (lead_rank(parts[k]) < lead_rank(parts[lead]) ||
-			    (lead_rank(parts[k]) == lead_rank(parts[lead]) &&
-			     strcmp(parts[k]->tpl, "your-turn") == 0))
-				lead = k;
-		struct held *first = parts[lead];
-		memmove(parts + 1, parts, lead * sizeof *parts);
-		parts[0] = first;
-		/* the organiser's actions came before what they caused in this
-		 * run (those of one organiser mail are announced together, once
-		 * their consequences were made): they follow the lead first */
-		for (size_t k = 1, at = 1; k < n; k++)
-			if (tpl_is(parts[k], "organiser-action")) {
-				struct held *o = parts[k];
-				memmove(parts + at + 1, parts + at, (k - at) * sizeof *parts);
-				parts[at++] = o;
-			}
-		if (queue_merged(y, parts, n) != 0)
+		size_t n = mail_of(y, i, done, parts);
+		if (n && queue_merged(y, parts, n) != 0)
 			break;
 	}
 	free(parts);
 	free(done);
 	yctx_held_free(y);
 	return y->err ? -1 : 0;
+}
+
+json_t *yctx_mails_held_json(struct yctx *y, int year)
+{
+	json_t *out = json_array();
+	bool *done = xcalloc(y->n_held + 1, sizeof *done);
+	struct held **parts = xcalloc(y->n_held + 1, sizeof *parts);
+	for (size_t i = 0; i < y->n_held; i++) {
+		size_t n = done[i] ? 0 : mail_of(y, i, done, parts);
+		if (!n)
+			continue;
+		json_t *list = json_array();
+		for (size_t k = 0; k < n; k++) {
+			char *h = engine_part_heading(parts[k]->subject, parts[k]->year,
+						      k ? parts[0]->year : year);
+			json_array_append_new(list, json_pack("{s:s, s:s}", "subject", h,
+							      "template", parts[k]->tpl));
+			free(h);
+		}
+		json_t *lead = json_incref(json_array_get(list, 0));
+		json_array_remove(list, 0);
+		json_object_set_new(lead, "address", json_string(parts[0]->addr));
+		json_object_set_new(lead, "parts", list);
+		json_array_append_new(out, lead);
+	}
+	free(parts);
+	free(done);
+	return out;
 }
 
 static void queue_request(struct yctx *y, const json_t *req)
@@ -900,15 +938,6 @@ static void queue_request(struct yctx *y, const json_t *req)
 				rcpt[p] = true;
 		}
 	}
-	if (y->dry) {
-		strbuf_printf(&y->preview, "mail \"%s\" (%s) to", subject ? subject : "", tpl);
-		for (size_t p = 0; p < c->player_count; p++)
-			if (rcpt[p])
-				strbuf_printf(&y->preview, " %s", c->players[p].key);
-		strbuf_printf(&y->preview, "%s\n", org ? " and the organiser" : "");
-		free(rcpt);
-		return;
-	}
 	json_t *data = json_object_get(req, "data");
 	json_t *diary = NULL;
 	if (tpl && strcmp(tpl, "diary") == 0) {
@@ -920,8 +949,8 @@ static void queue_request(struct yctx *y, const json_t *req)
 	 * battles and sieges */
 	struct mail_extras x = {0};
 	struct engine_maps *maps = NULL;
-	if (tpl && (strcmp(tpl, "your-turn") == 0 || strcmp(tpl, "turn-report") == 0 ||
-		    strcmp(tpl, "diary") == 0)) {
+	if (!y->dry && tpl && (strcmp(tpl, "your-turn") == 0 || strcmp(tpl, "turn-report") == 0 ||
+			       strcmp(tpl, "diary") == 0)) {
 		int year = diary ? (int)json_integer_value(json_object_get(req, "diary_year"))
 				 : c->year;
 		/* the diary's year has ended: its map is the map at its end */
@@ -942,10 +971,14 @@ static void queue_request(struct yctx *y, const json_t *req)
 	const json_t *step_v = json_object_get(req, "step");
 	int step = json_is_integer(step_v) ? (int)json_integer_value(step_v) : -1;
 	int nth = (int)json_integer_value(json_object_get(req, "nth"));
-	bool organiser_reached = false;
+	/* the address whose answer says it already (engine_year_org.c) */
+	const char *answered = json_string_value(json_object_get(req, "answered_to"));
+	bool organiser_reached = answered && c->organiser_email &&
+				 strcasecmp(c->organiser_email, answered) == 0;
 	for (size_t p = 0; p < c->player_count; p++) {
 		const struct player *pl = &c->players[p];
-		if (!rcpt[p] || !pl->email || !*pl->email)
+		if (!rcpt[p] || !pl->email || !*pl->email ||
+		    (answered && strcasecmp(pl->email, answered) == 0))
 			continue;
 		if (c->organiser_email && strcasecmp(c->organiser_email, pl->email) == 0)
 			organiser_reached = true;

@@ -15,6 +15,7 @@
 #include "base/timefmt.h"
 #include "dbm/year.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -103,198 +104,30 @@ static int invite(struct yctx *y, int only, struct strbuf *out)
 	return rc;
 }
 
-/* The players a mail request goes to, as nations ("Burgundy, France and
- * the organiser"), or as keys into `keys` when it is not NULL. */
-static char *request_recipients(const struct campaign *c, const json_t *req, json_t *keys)
-{
-	const json_t *to = json_object_get(req, "to");
-	bool org = json_is_true(json_object_get(req, "organiser"));
-	json_t *names = json_array();
-	for (size_t p = 0; p < c->player_count; p++) {
-		const struct player *pl = &c->players[p];
-		bool in = json_is_string(to) ? pl->status == PLAYER_ACTIVE : false;
-		size_t i;
-		json_t *v;
-		json_array_foreach(to, i, v)
-			in |= json_is_string(v) && campaign_find_player(c, json_string_value(v)) ==
-							   (int)p;
-		if (!in)
-			continue;
-		json_array_append_new(names, json_string(pl->nation ? pl->nation : pl->key));
-		if (keys)
-			json_array_append_new(keys, json_string(pl->key));
-	}
-	if (org)
-		json_array_append_new(names, json_string("the organiser"));
-	struct strbuf sb = {0};
-	strbuf_puts(&sb, "");
-	size_t n = json_array_size(names);
-	for (size_t i = 0; i < n; i++)
-		strbuf_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
-			      json_string_value(json_array_get(names, i)));
-	json_decref(names);
-	return strbuf_take(&sb);
-}
-
-/* Before a preview processes the step: for each active nation, what it
- * has in for the step, as the sentence the preview says when none of the
- * step's events names it: [{"player", "nation", "text"}]. The
- * recruitment says why each nation recruits nothing; a step one nation
- * plays says whose it is. NULL when the step is none of these (the start,
- * the end). */
-static json_t *preview_nations_before(struct yctx *y)
-{
-	const struct campaign *c = y->c;
-	const struct year_state *st = &y->st;
-	if (st->step == YEAR_IDLE || st->step == YEAR_ENDED)
-		return NULL;
-	const char *mover = st->step == YEAR_TURN && st->turn < st->sequence_len
-				    ? c->players[st->sequence[st->turn]].nation
-				    : NULL;
-	json_t *out = json_array();
-	for (size_t p = 0; p < c->player_count; p++) {
-		const struct player *pl = &c->players[p];
-		if (pl->status != PLAYER_ACTIVE)
-			continue;
-		const char *nation = pl->nation ? pl->nation : pl->key;
-		char *text = NULL;
-		if (st->step == YEAR_RECRUITMENT) {
-			char *orders = y->io.orders_load(y, (int)p, c->year, c->phase);
-			struct order_set set;
-			orders_parse(orders ? orders : "", c, (int)p, &set);
-			free(orders);
-			bool recruits = false, no_move = false;
-			for (size_t i = 0; i < set.count; i++) {
-				const struct order *o = &set.orders[i];
-				recruits |= o->status == ORDER_OK && (o->kind == ORDER_RECRUIT ||
-					    o->kind == ORDER_DISMISS || o->kind == ORDER_EXCHANGE ||
-					    o->kind == ORDER_RETRIEVE_GENERAL);
-				no_move |= o->status == ORDER_OK && o->kind == ORDER_NO_MOVE;
-			}
-			orders_set_free(&set);
-			bool empty = player_reserve_half_ap(pl) == 0;
-			text = recruits ? xasprintf("%s: none of its recruitment orders can be "
-						    "carried out.", nation)
-			       : empty && no_move
-				       ? xasprintf("%s recruits nothing: its reserve is empty, and "
-						   "it sent NO MOVE.", nation)
-			       : empty ? xasprintf("%s recruits nothing: its reserve is empty.",
-						   nation)
-			       : no_move ? xasprintf("%s recruits nothing: it sent NO MOVE.", nation)
-					 : xasprintf("%s recruits nothing: it has sent no recruitment "
-						     "orders yet (if none come by the deadline, the "
-						     "same).", nation);
-		} else if (mover) {
-			text = xasprintf("%s: nothing at this step (it is %s's turn).", nation, mover);
-		} else {
-			text = xasprintf("%s: nothing at this step.", nation);
-		}
-		json_array_append_new(out, json_pack("{s:s, s:s, s:s}", "player", pl->key, "nation",
-						     nation, "text", text));
-		free(text);
-	}
-	return out;
-}
-
-/* The nations of `before` no event of the step names (the step's events
- * end where the next turn begins or the year's end roll): their
- * sentences. */
-static json_t *preview_quiet(const json_t *before, const json_t *events)
-{
-	json_t *quiet = json_array();
-	size_t i;
-	json_t *n;
-	json_array_foreach(before, i, n) {
-		const char *nation = json_string_value(json_object_get(n, "nation"));
-		bool named = false;
-		size_t k;
-		json_t *ev;
-		json_array_foreach(events, k, ev) {
-			const char *kind = json_string_value(json_object_get(ev, "kind"));
-			if (kind && (strcmp(kind, "end_roll") == 0 || strcmp(kind, "turn") == 0))
-				break;
-			const char *f;
-			json_t *v;
-			json_object_foreach(ev, f, v) {
-				size_t fl = strlen(f);
-				named |= fl > 7 && strcmp(f + fl - 7, "_nation") == 0 &&
-					 json_is_string(v) && nation &&
-					 strcmp(json_string_value(v), nation) == 0;
-			}
-			if (named)
-				break;
-		}
-		if (!named)
-			json_array_append(quiet, n);
-	}
-	return quiet;
-}
-
-/* What processing the step would do: the events in the words of the turn
- * reports (template "preview", which uses the same "year-events"), every
- * nation the step's events leave out with why (`before`:
- * preview_nations_before), and the mails it would send; or all of it as
- * JSON. */
-static void preview_report(struct yctx *y, const char *step, bool as_json, const json_t *before,
-			   struct strbuf *out)
-{
-	yctx_flush(y);
-	json_t *events = json_array();
-	for (size_t i = 0; i < y->log.count; i++)
-		json_array_append(events, y->log.events[i]);
-	json_t *decorated = year_events_for_mail(y->c, events);
-	json_t *quiet = preview_quiet(before, decorated);
-	json_t *mails = json_array();
-	for (size_t i = 0; i < json_array_size(y->run.mails); i++) {
-		const json_t *req = json_array_get(y->run.mails, i);
-		json_t *keys = json_array();
-		char *to = request_recipients(y->c, req, keys);
-		json_array_append_new(mails, json_pack("{s:s?, s:s?, s:o, s:b, s:s}",
-			"subject", json_string_value(json_object_get(req, "subject")),
-			"template", json_string_value(json_object_get(req, "template")),
-			"to", keys, "organiser", json_is_true(json_object_get(req, "organiser")),
-			"to_text", to));
-		free(to);
-	}
-	if (as_json) {
-		json_t *doc = json_pack("{s:s, s:b, s:O, s:O, s:O}", "step", step, "changed", 0,
-					"events", events, "mails", mails, "nothing", quiet);
-		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-		strbuf_printf(out, "%s\n", text ? text : "{}");
-		free(text);
-		json_decref(doc);
-	} else {
-		json_t *d = yctx_base_data(y, NO_INDEX);
-		json_object_set_new(d, "step", json_string(step));
-		char words[256];
-		year_step_words(y->c, step, words, sizeof words);
-		json_object_set_new(d, "step_text", json_string(words));
-		json_object_set(d, "events", decorated);
-		json_object_set(d, "nothing", quiet);
-		json_object_set(d, "mails", mails);
-		if (!json_array_size(mails))
-			json_object_set_new(d, "no_mails", json_true());
-		char *err = NULL;
-		char *text = templates_render(y->e->templates, "preview", d, &err);
-		strbuf_puts(out, text ? text : "");
-		if (!text)
-			strbuf_printf(out, "(the preview could not be written: %s)\n",
-				      err ? err : "no template");
-		free(text);
-		free(err);
-		json_decref(d);
-	}
-	json_decref(events);
-	json_decref(decorated);
-	json_decref(quiet);
-	json_decref(mails);
-}
-
 struct action_arg {
 	const struct engine_action_request *req;
 	int64_t now;
 	bool quiet; /* one line of an ORGANISER mail: its outcome, no status */
 };
+
+/* `text` as a sentence of the answer to an ORGANISER mail: a capital, and
+ * a full stop when it is one line ending in a word or a bracket (lines
+ * quoted under it, a battle result's, stay as they are). */
+static char *sentence(const char *text)
+{
+	char *s = xstrdup(text);
+	str_trim(s);
+	size_t n = strlen(s);
+	if (n && 'a' <= s[0] && s[0] <= 'z')
+		s[0] = (char)(s[0] - 'a' + 'A');
+	unsigned char last = n ? (unsigned char)s[n - 1] : '.';
+	if (!strchr(s, '\n') && (isalnum(last) || last == ')' || last >= 0x80)) {
+		char *t = xasprintf("%s.", s);
+		free(s);
+		s = t;
+	}
+	return s;
+}
 
 /* What an action without a detail of its own did, for the reply to an
  * ORGANISER mail (which says what happens next once, at its end). */
@@ -315,10 +148,12 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 {
 	const struct engine_action_request *req = ((struct action_arg *)arg)->req;
 	int64_t now = ((struct action_arg *)arg)->now;
+	bool quiet = ((struct action_arg *)arg)->quiet;
 	struct yctx y;
 	struct strbuf out = {0};
 	char why[WHY_MAX] = "";
 	char *detail = NULL;
+	char *answer = NULL; /* the answer's words, when not the detail's */
 	int rc = -1;
 	struct store_snapshot snap = {0};
 	struct order_set set;
@@ -410,14 +245,15 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		char name[256];
 		year_step_name(&y.st, c, name, sizeof name);
 		y.st.paused = false;
-		json_t *before = preview_nations_before(&y);
+		json_t *before = engine_preview_before(&y);
+		int year = c->year; /* the step's, before it is played */
 		if (idle) {
 			year_start(&y.run, why, sizeof why);
 		} else if (year_process(&y.run, name, why, sizeof why) != 0) {
 			json_decref(before);
 			break;
 		}
-		preview_report(&y, name, req->json, before, &out);
+		engine_preview_report(&y, name, year, req->json, before, &out);
 		json_decref(before);
 		why[0] = '\0';
 		break;
@@ -484,7 +320,8 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 				 set.errors ? "the result has lines in error" : "no BATTLE AT lines");
 			for (size_t i = 0; i < set.count; i++)
 				if (set.orders[i].status == ORDER_ERROR)
-					strbuf_printf(&out, "line %d: %s: %s\n", set.orders[i].line,
+					strbuf_printf(&out, "%s %d: %s: %s\n",
+						      quiet ? "Line" : "line", set.orders[i].line,
 						      set.orders[i].text ? set.orders[i].text : "",
 						      set.orders[i].error ? set.orders[i].error : "");
 			break;
@@ -527,6 +364,9 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		char *lines = battle_lines_text(&set, c);
 		if (year_battle_report(&y.run, NO_INDEX, true, &set, why, sizeof why) == 0) {
 			detail = xasprintf("%s the result of the battle at %s:\n%s",
+					   current ? "decided" : "corrected",
+					   c->provinces[province].name, lines);
+			answer = xasprintf("You %s the result of the battle at %s:\n%s",
 					   current ? "decided" : "corrected",
 					   c->provinces[province].name, lines);
 			yctx_announce(&y, "battle-result", detail);
@@ -633,8 +473,15 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 		break;
 	}
 	}
-	if (why[0]) {
+	if (why[0] && quiet) {
+		char *r = xasprintf("refused: %s", why), *t = sentence(r);
+		strbuf_printf(&out, "%s\n", t);
+		free(t);
+		free(r);
+	} else if (why[0]) {
 		strbuf_printf(&out, "refused: %s\n", why);
+	}
+	if (why[0]) {
 		*report = strbuf_take(&out);
 		rc = 1;
 		goto done;
@@ -642,11 +489,13 @@ static int action_fn(struct engine *e, void *arg, char **report, char **errstr)
 	if (yctx_save(&y, errstr) != 0)
 		goto done;
 	if (req->action != ENGINE_ACT_PREVIEW) {
-		bool quiet = ((struct action_arg *)arg)->quiet;
-		if (detail)
-			strbuf_printf(&out, "%s\n", detail);
-		else if (quiet && !out.len)
-			strbuf_printf(&out, "%s\n", action_done(req->action));
+		const char *said = quiet && answer ? answer : detail;
+		if (!said && quiet && !out.len)
+			said = action_done(req->action);
+		char *t = said && quiet ? sentence(said) : NULL;
+		if (said)
+			strbuf_printf(&out, "%s\n", t ? t : said);
+		free(t);
 		if (!quiet) {
 			char *st = yctx_status_text(&y);
 			strbuf_puts(&out, st);
@@ -663,6 +512,7 @@ done:
 		y.err = NULL;
 	}
 	free(detail);
+	free(answer);
 	strbuf_free(&out);
 	orders_set_free(&set);
 	store_snapshot_free(&snap);
@@ -776,7 +626,11 @@ int engine_whats_next(struct engine *e, const char *player_key, int64_t now, jso
 /* ---------------------------------------------------------------- from mail */
 
 /* The announcements of an ORGANISER mail's actions, one mail to each
- * player for all of them. */
+ * player for all of them. The organiser's address gets none: the answer
+ * to his mail says what he did (and what happens next), unless a
+ * stand-in gets copies there (the answer then goes alone, and the
+ * stand-in must hear of it) or a step was taken back (the announcement
+ * names the mails that no longer hold). */
 static int announce_batch(struct engine *e, int64_t now, char **errstr)
 {
 	json_t *batch = e->announce_batch;
@@ -799,8 +653,16 @@ static int announce_batch(struct engine *e, int64_t now, char **errstr)
 		json_t *req = json_pack("{s:s, s:s, s:s, s:b, s:o}", "template", "organiser-action",
 					"subject", subject.data, "to", "all", "organiser", 1, "data", d);
 		strbuf_free(&subject);
+		bool copied = false, back = false;
+		json_array_foreach(batch, i, v)
+			back |= strncmp(json_string_value(json_object_get(v, "detail")), "corrected ",
+					10) == 0;
+		const char *org = y.c->organiser_email;
+		int st = org ? engine_stand_in_copies(e, y.c, org, now, &copied, errstr) : 0;
+		if (org && !copied && !back)
+			json_object_set_new(req, "answered_to", json_string(org));
 		json_array_append_new(y.run.mails, req);
-		rc = yctx_flush(&y) == 0 && yctx_mail_out(&y) == 0 ? 0 : -1;
+		rc = st == 0 && yctx_flush(&y) == 0 && yctx_mail_out(&y) == 0 ? 0 : -1;
 		if (rc != 0 && y.err) {
 			*errstr = y.err;
 			y.err = NULL;
@@ -825,16 +687,20 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 		struct engine_action_request req = {0};
 		char *text = NULL;
 		if (o->status == ORDER_ERROR) {
-			strbuf_printf(&out, "%sline %d: %s\n  ERROR: %s\n", out.len ? "\n" : "",
-				      o->line, o->text ? o->text : "", o->error ? o->error : "");
+			char *err = sentence(o->error ? o->error : "not understood");
+			strbuf_printf(&out, "%s> %s\nError (line %d): %s\n", out.len ? "\n" : "",
+				      o->text ? o->text : "", o->line, err);
+			free(err);
 			continue;
 		}
 		if (o->kind == ORDER_STAND_IN) {
 			char *r = NULL;
 			if (engine_stand_in_organiser_line(e, o, now, &r, errstr) != 0)
 				goto fail;
+			char *t = sentence(r ? r : "");
 			strbuf_printf(&out, "%s> %s\n%s\n", out.len ? "\n" : "",
-				      o->understood ? o->understood : "", r ? str_trim(r) : "");
+				      o->understood ? o->understood : "", t);
+			free(t);
 			free(r);
 			continue;
 		}

@@ -56,7 +56,6 @@ struct yctx {
 	char tag[17];              /* names the campaign in Message-IDs */
 	struct overlay *overlay;   /* dry: orders carried over, in memory */
 	size_t n_overlay, cap_overlay;
-	struct strbuf preview;     /* dry: the mail it would send */
 	json_t *correction;        /* KV_CORRECTION once read (json null: none) */
 	struct held *held;         /* the mails made, not yet queued (yctx_mail_out) */
 	size_t n_held, cap_held;
@@ -92,6 +91,17 @@ int engine_year_transaction(struct engine *e,
 			    int (*fn)(struct engine *, void *, char **, char **), void *arg,
 			    char **report, char **errstr);
 
+/* engine_year_preview.c: what a PREVIEW says. */
+/* Before the step is processed: each active nation's sentence for when
+ * none of the step's events names it; NULL when the step has none. */
+json_t *engine_preview_before(struct yctx *y);
+/* After it was processed (dry): what happened, in the words of the turn
+ * reports, the nations left out (`before`), and the mails as they would
+ * leave (a subject of another year than `year`, the step's, says its
+ * year); or all of it as JSON. Appended to `out`. */
+void engine_preview_report(struct yctx *y, const char *step, int year, bool as_json,
+			   const json_t *before, struct strbuf *out);
+
 /* engine_join.c: the invitation (campaignctl invite, add-player). */
 /* Sets a new password for `player` and queues his invitation, a secret
  * mail with the password, the campaign in brief and `maps`. Returns 0, or
@@ -124,6 +134,12 @@ int yctx_flush(struct yctx *y);
  * (one step, one organiser action) leaves as one mail, led by what he must
  * act on ("Your turn"), the others after it under their own subjects. */
 int yctx_mail_out(struct yctx *y);
+/* The mails held as yctx_mail_out would send them (for a preview): one a
+ * person, [{"address", "subject", "template", "parts" [{"subject",
+ * "template"}]}], the lead's subject with its year when that is not
+ * `year`, each part's heading as the mail has it (with its year when that
+ * is not the lead's). New reference. */
+json_t *yctx_mails_held_json(struct yctx *y, int year);
 /* The machine is about to resolve the step `step` names (a checkpoint):
  * the mails held that asked for it (the mover's "Your turn", the
  * recruitment, the vote, a decision, a battle report, reminders) no longer

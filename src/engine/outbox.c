@@ -160,6 +160,45 @@ char *engine_subject(const struct campaign *c, int year, const char *what)
 	return s;
 }
 
+/* The player at `addr` whose stand-in gets a copy of what is sent there
+ * now (*si filled, to be freed), else *pl NULL. Returns 0, or -1. */
+static int stand_in_at(struct engine *e, const struct campaign *c, const char *addr, int64_t now,
+		       const struct player **pl, struct store_stand_in *si, char **errstr)
+{
+	*pl = NULL;
+	for (size_t i = 0; addr && i < c->player_count && !*pl; i++)
+		if (c->players[i].email && strcasecmp(c->players[i].email, addr) == 0)
+			*pl = &c->players[i];
+	if (!*pl)
+		return 0;
+	bool found = false;
+	if (store_stand_in_get(e->store, (*pl)->key, si, &found, errstr) != STORE_OK) {
+		*pl = NULL;
+		return -1;
+	}
+	if (!found || si->ended_at != 0 || now >= si->until_at ||
+	    strcasecmp(si->address, addr) == 0) {
+		store_stand_in_free(si);
+		*pl = NULL;
+	}
+	return 0;
+}
+
+int engine_stand_in_copies(struct engine *e, const struct campaign *c, const char *addr,
+			   int64_t now, bool *copied, char **errstr)
+{
+	const struct player *pl = NULL;
+	struct store_stand_in si;
+	*copied = false;
+	if (stand_in_at(e, c, addr, now, &pl, &si, errstr) != 0)
+		return -1;
+	if (pl) {
+		*copied = true;
+		store_stand_in_free(&si);
+	}
+	return 0;
+}
+
 /* A copy of a mail to a player for his stand-in while one lasts (rulebook
  * 1.1, stand_in.c): the same mail, prefaced with whose it is. Never a
  * mail that carries a password (the caller checks r->secret). */
@@ -169,20 +208,11 @@ static int stand_in_copy(struct engine *e, const struct reply *r, const struct c
 	if (e->no_stand_in_copy || !r->to_addr)
 		return 0;
 	const struct player *pl = NULL;
-	for (size_t i = 0; i < c->player_count && !pl; i++)
-		if (c->players[i].email && strcasecmp(c->players[i].email, r->to_addr) == 0)
-			pl = &c->players[i];
+	struct store_stand_in si;
+	if (stand_in_at(e, c, r->to_addr, now, &pl, &si, errstr) != 0)
+		return -1;
 	if (!pl)
 		return 0;
-	struct store_stand_in si;
-	bool found = false;
-	if (store_stand_in_get(e->store, pl->key, &si, &found, errstr) != STORE_OK)
-		return -1;
-	if (!found || si.ended_at != 0 || now >= si.until_at ||
-	    strcasecmp(si.address, r->to_addr) == 0) {
-		store_stand_in_free(&si);
-		return 0;
-	}
 	const char *nation = pl->nation ? pl->nation : pl->key;
 	char until[64];
 	timefmt_local(si.until_at, c->timezone, until, sizeof until);

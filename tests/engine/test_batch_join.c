@@ -107,7 +107,9 @@ static void assert_has_not(const char *text, const char *needle)
 /* Burgundy's battle report and the organiser's, which decides the battle
  * and opens France's turn, in one run: Burgundy gets one mail, the reply
  * to his report (threaded to it) with the turn of France after it; France
- * gets his turn once; the organiser's reply, secret, goes alone. */
+ * gets his turn once; the organiser gets one mail too, the answer to his
+ * own mail leading what it caused for him, not the players' news of what
+ * he did, which the answer says (issue 13, item 3). */
 static void test_reply_joins_what_later_mails_caused(void **state)
 {
 	struct test_engine *f = *state;
@@ -163,12 +165,30 @@ static void test_reply_joins_what_later_mails_caused(void **state)
 	assert_int_equal(received(FRANCE, before, &at), 1);
 	assert_has(inbox[at].subject, "Your turn");
 	assert_has_not(inbox[at].text, "Your battle result was recorded");
-	/* the organiser: the reply to his mail goes alone (it may carry a
-	 * password: never joined), the news in a mail of its own */
-	assert_int_equal(received(ORGANISER, before, &at), 2);
-	for (size_t i = before; i < n_inbox; i++)
-		if (strcmp(inbox[i].to, ORGANISER) == 0 && strstr(inbox[i].subject, "Re: orders"))
-			assert_has_not(inbox[i].text, MERGED_RULE);
+	/* the organiser: one mail, the answer to his mail (threaded to it)
+	 * and then, under it, what it caused for him */
+	assert_int_equal(received(ORGANISER, before, &at), 1);
+	text = inbox[at].text;
+	assert_has(inbox[at].subject, "Re: orders");
+	const char *answer = strstr(text, "You decided the result of the battle at Paris:\n");
+	const char *below = strstr(text, "Below: the campaign's other mail to you at this moment");
+	turn = strstr(text, MERGED_RULE "\nThe turn of France");
+	if (!answer || !below || !turn) {
+		fprintf(stderr, "%s\n", text);
+		fail_msg("the organiser's mail above");
+	}
+	assert_true(answer < below && below < turn);
+	assert_has(below, "France wins the battle at Paris");
+	assert_int_equal(maildir_count(text, "What happens next\n"), 1);
+	assert_has_not(text, MERGED_RULE "\nThe organiser: ");
+	assert_has_not(text, ORGANISER_PW);
+	assert_int_equal(store_outbox_matching(f->store, 0, INT64_MAX, "<org.", &items, &n, NULL),
+			 STORE_OK);
+	threaded = false;
+	for (size_t i = 0; i < n; i++)
+		threaded |= strstr(items[i].raw, "In-Reply-To: <j4@example.org>") != NULL;
+	store_outbox_items_free(items, n);
+	assert_true(threaded);
 }
 
 /* A run of three: Burgundy's report, France's report (which would settle
@@ -313,6 +333,193 @@ static void test_rolled_back_run_sends_nothing(void **state)
 	assert_int_equal(n_inbox, before);
 }
 
+/* The line of `text` that begins with `start`, as a new string (NULL when
+ * none does). */
+static char *line_starting(const char *text, const char *start)
+{
+	for (const char *at = text; at && *at; at = strchr(at, '\n'), at = at ? at + 1 : NULL)
+		if (strncmp(at, start, strlen(start)) == 0)
+			return xstrndup(at, strcspn(at, "\n"));
+	return NULL;
+}
+
+/* Each outcome in the answer to an ORGANISER mail is a sentence, under the
+ * line it answers (issue 13, item 4); the answer says all there is to
+ * say, so the organiser gets no copy of the players' news of it beside it
+ * (item 3). Each player gets the news once. */
+static void test_organiser_answer_says_it_once(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_paris(f);
+	size_t before = n_inbox, at = 0;
+	send_alone(f, ORGANISER,
+		   "ORGANISER " ORGANISER_PW "\nEXTEND 12\nCOMMENT A hard winter.\n"
+		   "PROCESS recruitment\nEXTEND 9999\n",
+		   NOW + HOUR);
+	assert_int_equal(received(ORGANISER, before, &at), 1);
+	const char *text = inbox[at].text;
+	assert_has(inbox[at].subject, "Re: orders");
+	static const char *const said[][2] = {
+		{"> EXTEND 12\n", "The deadline is now "},
+		{"> COMMENT A hard winter.\n",
+		 "The note is in the year's diary, and every player is sent it."},
+		{"> PROCESS recruitment\n", "Refused: \"recruitment\" is not the current step "},
+		{"> EXTEND 9999\n", "Error (line 5): "},
+	};
+	const char *last = text;
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
+		const char *q = strstr(text, said[i][0]);
+		if (!q)
+			fail_msg("\"%s\" not in:\n%s", said[i][0], text);
+		assert_true(q > last);
+		last = q;
+		char *line = line_starting(q + strlen(said[i][0]), said[i][1]);
+		if (!line)
+			fail_msg("no \"%s\" under \"%s\" in:\n%s", said[i][1], said[i][0], text);
+		/* a sentence: its capital above, its full stop here */
+		assert_int_equal(line[strlen(line) - 1], '.');
+		free(line);
+	}
+	/* what happens next once, at the end; nothing under it */
+	const char *next = strstr(text, "What happens next\n");
+	assert_non_null(next);
+	assert_true(last < next);
+	assert_int_equal(maildir_count(text, "What happens next"), 1);
+	assert_has_not(text, MERGED_RULE);
+	assert_has_not(text, "Below: ");
+	assert_has_not(text, ORGANISER_PW);
+	/* the players get their news, once each, not the answer */
+	const char *players[] = {BURGUNDY, FRANCE};
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(received(players[i], before, &at), 1);
+		assert_has(inbox[at].subject, "The organiser: a new deadline, a note");
+		assert_has(inbox[at].text, "A hard winter.");
+		assert_has_not(inbox[at].text, "> COMMENT");
+	}
+}
+
+static int setup_organiser_plays_france(void **state)
+{
+	struct test_engine *f = xcalloc(1, sizeof *f);
+	static const char *const pw[] = {"burgundy", BURGUNDY_PW, "france", FRANCE_PW,
+					 STORE_ORGANISER, ORGANISER_PW, NULL};
+	struct engine_config cfg = {.campaign_address = TEST_ADDRESS, .mailbox = "INBOX"};
+	struct campaign *c = fixture_campaign();
+	free(c->organiser_email);
+	c->organiser_email = xstrdup(FRANCE);
+	test_engine_open(f, "batchjoin", c, pw, &cfg);
+	*state = f;
+	return 0;
+}
+
+/* The organiser plays France, whose stand-in stands in: the stand-in gets
+ * a copy of what France is told, never the organiser's answer, so the
+ * answer goes alone and the news in a mail of its own, copied to him. */
+static void test_organiser_answer_never_to_a_stand_in(void **state)
+{
+	struct test_engine *f = *state;
+	battle_at_paris(f);
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_stand_in_name(f->engine, "france", "hans@example.de", "Hans",
+					      "2027-03-31", NOW, &report, &err),
+			 0);
+	free(report);
+	maildir_flush(f, NOW);
+	size_t before = n_inbox, at = 0;
+	send_alone(f, FRANCE, "ORGANISER " ORGANISER_PW "\nCOMMENT A hard winter.\n", NOW + HOUR);
+	assert_int_equal(received(FRANCE, before, &at), 2);
+	for (size_t i = before; i < n_inbox; i++) {
+		if (strcmp(inbox[i].to, FRANCE) != 0)
+			continue;
+		if (strstr(inbox[i].subject, "Re: orders")) {
+			assert_has(inbox[i].text, "> COMMENT A hard winter.\nThe note is in the "
+						  "year's diary, and every player is sent it.");
+			assert_has_not(inbox[i].text, MERGED_RULE);
+			assert_has_not(inbox[i].text, "Below: ");
+		} else {
+			assert_has(inbox[i].subject, "The organiser: a note");
+		}
+	}
+	assert_int_equal(received("hans@example.de", before, &at), 1);
+	assert_has(inbox[at].subject, "France's mail: ");
+	assert_has(inbox[at].text, "A hard winter.");
+	assert_has_not(inbox[at].text, "> COMMENT");
+	assert_has_not(inbox[at].text, "your organiser orders");
+}
+
+/* PREVIEW lists the mails as they will leave (issue 13, item 7; the
+ * club's mail 64 listed one line per request, 7 of them, and 4 were
+ * sent): the turn played at its deadline sends exactly the mails the
+ * preview named, each to whom it said, led by the part it said, with the
+ * parts it said under it. */
+static void test_preview_lists_mails_as_sent(void **state)
+{
+	struct test_engine *f = *state;
+	char *report = NULL, *err = NULL;
+	assert_int_equal(engine_start(f->engine, NOW, SEED, &report, &err), 0);
+	free(report);
+	maildir_flush(f, NOW);
+	size_t before = n_inbox, at = 0;
+	send_alone(f, ORGANISER, "ORGANISER " ORGANISER_PW "\nPREVIEW\n", NOW + HOUR);
+	assert_int_equal(received(ORGANISER, before, &at), 1);
+	const char *list = strstr(inbox[at].text, "The mails it would send, one to each person:\n");
+	assert_non_null(list);
+	const char *end = strstr(list, "\n\n");
+	char *preview = xstrndup(list, end ? (size_t)(end - list) : strlen(list));
+	/* the turn played at its deadline */
+	char *st = NULL;
+	assert_int_equal(store_year_state_get(f->store, &st, NULL), STORE_OK);
+	json_t *doc = json_loads(st, 0, NULL);
+	free(st);
+	int64_t deadline = json_integer_value(json_object_get(doc, "deadline"));
+	json_decref(doc);
+	struct engine_tick_info info;
+	assert_int_equal(engine_tick(f->engine, deadline + 1, 0, &info, &err), 0);
+	before = n_inbox;
+	maildir_flush(f, deadline + 1);
+	size_t sent = n_inbox - before, joined = 0, named = 0;
+	assert_true(sent >= 3);
+	for (size_t i = before; i < n_inbox; i++) {
+		const char *dot = strstr(inbox[i].subject, "\u00b7 ");
+		assert_non_null(dot);
+		struct strbuf want = {0};
+		strbuf_printf(&want, "  \"%s\"", dot + strlen("\u00b7 "));
+		struct merged_part p;
+		size_t k = 0, n = 0;
+		for (const char *from = inbox[i].text; merged_part_next(from, &p); from = p.rule)
+			n++;
+		/* its parts: "with "A", "B" and "C" under it," */
+		for (const char *from = inbox[i].text; merged_part_next(from, &p); from = p.rule, k++)
+			strbuf_printf(&want, "%s\"%.*s\"",
+				      k == 0 ? " with " : k + 1 == n ? " and " : ", ",
+				      (int)p.head_len, p.head);
+		strbuf_printf(&want, "%s to ", k ? " under it," : "");
+		joined += k > 0;
+		const char *who = strcmp(inbox[i].to, BURGUNDY) == 0 ? "Burgundy"
+				  : strcmp(inbox[i].to, FRANCE) == 0 ? "France"
+								       : "the organiser";
+		char *line = line_starting(preview, want.data);
+		if (!line || !strstr(line + strlen(want.data), who))
+			fail_msg("no line \"%s... %s\" in:\n%s", want.data, who, preview);
+		free(line);
+		strbuf_free(&want);
+	}
+	/* nobody named who gets no mail, nor a mail twice */
+	const char *names[] = {"Burgundy", "France", "the organiser"};
+	for (const char *l = strchr(preview, '\n'); l; l = strchr(l + 1, '\n')) {
+		char *line = xstrndup(l + 1, strcspn(l + 1, "\n"));
+		const char *to = NULL; /* the recipients: after the line's last " to " */
+		for (const char *t = line; (t = strstr(t, " to ")); t++)
+			to = t;
+		for (size_t i = 0; to && i < 3; i++)
+			named += maildir_count(to, names[i]);
+		free(line);
+	}
+	assert_int_equal(named, sent);
+	assert_true(joined >= 1); /* the next mover's turn and the report, as one */
+	free(preview);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +530,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rolled_back_run_sends_nothing, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_organiser_answer_says_it_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_organiser_answer_never_to_a_stand_in,
+						setup_organiser_plays_france, teardown),
+		cmocka_unit_test_setup_teardown(test_preview_lists_mails_as_sent, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -377,7 +377,7 @@ static void test_organiser_mail(void **state)
 			      "ORGANISER " ORGANISER_PW "\nEXTEND 12\nCOMMENT A hard winter.\n"
 			      "PROCESS recruitment\n",
 			      NOW + HOUR);
-	assert_non_null(strstr(reply, "the deadline is now"));
+	assert_non_null(strstr(reply, "> EXTEND 12\nThe deadline is now "));
 	assert_non_null(strstr(reply, "is not the current step"));
 	/* each line's outcome once, under the line; what happens next once,
 	 * at the end, in words (issue 13, #20) */
@@ -390,7 +390,8 @@ static void test_organiser_mail(void **state)
 	assert_non_null(process);
 	assert_non_null(next);
 	assert_true(extend < comment && comment < process && process < next);
-	assert_non_null(strstr(comment, "the note is in the year's diary"));
+	assert_non_null(strstr(comment, "\nThe note is in the year's diary, and every player is "
+					"sent it.\n"));
 	assert_null(strstr(next + 1, "What happens next"));
 	assert_non_null(strstr(next, "It is "));
 	assert_non_null(strstr(next, "Deadline: "));
@@ -407,14 +408,15 @@ static void test_organiser_mail(void **state)
 			    "A hard winter.");
 	json_decref(comments);
 	/* every player hears of each action, in one mail for the whole
-	 * organiser mail (and the organiser gets a copy) */
+	 * organiser mail; the organiser gets no copy beside his answer,
+	 * which says it (issue 13, item 3) */
 	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: a new deadline, a note"),
-			 3);
+			 2);
 	assert_int_equal(outbox_with(f, "[TestMarches] 1450 \u00b7 The organiser: a note"), 0);
-	assert_int_equal(outbox_containing(f, "A note.\r\nA hard winter."), 3);
+	assert_int_equal(outbox_containing(f, "A note.\r\nA hard winter."), 2);
 	/* each detail a sentence with its full stop, no blank line inside */
-	assert_int_equal(outbox_containing(f, "A new deadline.\r\nThe deadline is now "), 3);
-	assert_int_equal(outbox_containing(f, " CET.\r\n\r\nA note.\r\n"), 3);
+	assert_int_equal(outbox_containing(f, "A new deadline.\r\nThe deadline is now "), 2);
+	assert_int_equal(outbox_containing(f, " CET.\r\n\r\nA note.\r\n"), 2);
 }
 
 /* Issue 13: an ORGANISER mail whose actions cause the year's mails (the

@@ -497,8 +497,9 @@ static void test_preview_by_mail(void **state)
 		"Nothing was changed",
 		"What would happen:",
 		"France sent no movement order in time: NO MOVE.",
-		"The mail it would send:",
-		"to Burgundy, France and the organiser",
+		"The mails it would send, one to each person:",
+		"  \"Your turn\" with \"The turn of France\" under it, to Burgundy\n",
+		"  \"The turn of France\" to France and the organiser\n",
 		NULL});
 	assert_null(strstr(text, "event "));
 	assert_null(strstr(text, "{\""));

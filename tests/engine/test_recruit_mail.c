@@ -413,6 +413,54 @@ static void test_minimum_shortfall_is_exact(void **state)
 	free(text);
 }
 
+/* Club mail 64: the PREVIEW of the recruitment that ends the year listed
+ * a line for each mail request (the diary, each one's sequence of play,
+ * the first turn): seven, where four left. It lists the mails as they
+ * leave, one to each person, each led as it will be; played at its
+ * deadline, the step sends just those (who moves first comes from the
+ * throwaway dice, so the preview may name another player for it). */
+static void test_preview_lists_the_year_end_as_sent(void **state)
+{
+	struct test_engine *f = *state;
+	to_the_recruitment(f);
+	orders(f, "burgundy", "RECRUIT 3 Kn(S)\n", NOW + HOUR);
+	char *report = act(f, ENGINE_ACT_PREVIEW, NOW + 2 * HOUR);
+	const char *list = strstr(report, "The mails it would send, one to each person:\n");
+	assert_non_null(list);
+	static const char turn[] = "  \"Your turn (1451)\" with \"The year's diary (1450)\" and "
+				   "\"The sequence of play\" under it, to ";
+	static const char diary[] = "  \"The year's diary\" with \"The sequence of play (1451)\" "
+				    "under it, to ";
+	bool burgundy_first = strstr(list, "to Burgundy\n") != NULL;
+	char *mover = xasprintf("\n%s%s\n", turn, burgundy_first ? "Burgundy" : "France");
+	char *others = xasprintf("\n%s%s and the organiser\n", diary,
+				 burgundy_first ? "France" : "Burgundy");
+	assert_has(list, mover);
+	assert_has(list, others);
+	assert_int_equal(maildir_count(list, "\n"), 3); /* no other mail */
+	free(mover);
+	free(others);
+	free(report);
+	/* played at its deadline: three mails, as said */
+	struct campaign *c = campaign(f);
+	int64_t deadline = NOW + (int64_t)c->settings.recruitment_deadline_hours * HOUR;
+	campaign_free(c);
+	size_t before = n_inbox;
+	char *err = NULL;
+	assert_int_equal(engine_tick(f->engine, deadline + 1, 0, NULL, &err), 0);
+	maildir_flush(f, deadline + 1);
+	assert_int_equal(n_inbox - before, 3);
+	for (size_t i = before; i < n_inbox; i++) {
+		bool first = strstr(inbox[i].subject, "1451 \u00b7 Your turn") != NULL;
+		if (!first)
+			assert_has(inbox[i].subject, "1450 \u00b7 The year's diary");
+		assert_true(maildir_merged_into(inbox[i].text, first ? "The year's diary (1450)"
+								     : "The sequence of play (1451)"));
+		if (first)
+			assert_true(maildir_merged_into(inbox[i].text, "The sequence of play"));
+	}
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -425,6 +473,7 @@ int main(void)
 						setup_reminder, teardown),
 		T(test_replaced_recruitment_is_named),
 		T(test_minimum_shortfall_is_exact),
+		T(test_preview_lists_the_year_end_as_sent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
