@@ -535,6 +535,11 @@ static void test_dispute_in_order_and_losses(void **state)
 	assert_int_equal(int_at(json_array_get(items, 1), "routers"), 6);
 	assert_int_equal(int_at(json_array_get(items, 1), "returned_count"), 1);
 	assert_string_equal(str_at(items, "1.returned.0.label"), "Bw(O)");
+	/* one element of a plural label, said as one (issue 13) */
+	assert_string_equal(str_at(items, "0.elements.0.text"), "5 Bw(O)");
+	assert_string_equal(str_at(items, "1.returned.0.text"), "1 element of Bw(O)");
+	/* the storm cost what it said was due: the text names the troops */
+	assert_true(json_is_true(json_object_get(json_array_get(england, 1), "loss_as_due")));
 	assert_int_equal(json_array_size(json_object_get(json_array_get(items, 1), "elements")), 2);
 	json_decref(doc);
 	json_decref(comments);
@@ -545,7 +550,8 @@ static void test_dispute_in_order_and_losses(void **state)
 /* The year's events as a mail tells them (issue 13: each thing once): a
  * storm and the loss it caused, a battle and its prestige and who decided
  * it, a retreat and its march are one line each; the organiser's decision
- * (with his note) comes before the battle it decided, its lines indented. */
+ * (with his note) comes before the battle it decided, its lines indented;
+ * one element of a line the list allows once is named alone. */
 static void test_events_for_mail_say_once(void **state)
 {
 	(void)state;
@@ -624,6 +630,15 @@ static void test_events_for_mail_say_once(void **state)
 	json_decref(out);
 	json_decref(events);
 
+	/* one element named alone where the list allows only one */
+	json_t *counts = parse("{\"C-in-C\": 1, \"Sp(O)\": 1, \"Kn(O)\": 2, \"LH(O)\": 0}");
+	json_t *list = diary_elements_list(c, "england", counts);
+	assert_int_equal(json_array_size(list), 3);
+	assert_string_equal(str_at(list, "0.text"), "C-in-C");
+	assert_string_equal(str_at(list, "1.text"), "1 element of Sp(O)");
+	assert_string_equal(str_at(list, "2.text"), "2 Kn(O)");
+	json_decref(list);
+	json_decref(counts);
 	campaign_free(c);
 }
 

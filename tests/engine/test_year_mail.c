@@ -1159,7 +1159,7 @@ static void test_dispute_losses_and_void_turn(void **state)
 	assert_has(diary, "What the armies lost in 1450");
 	assert_has(diary, "\n  Burgundy: 279 AP in all\n"); /* supply, forced passage too */
 	assert_has(diary, "\n    39 AP (the battle at Calais): 2 Kn(S), 3 Bw(O). Of 6 elements "
-			  "routed, 1 came back to the army: 1 Bw(O).\n");
+			  "routed, 1 came back to the army: 1 element of Bw(O).\n");
 	/* France lost nothing: not named in that section */
 	char *losses = xstrdup(strstr(diary, "What the armies lost in 1450"));
 	char *end = strstr(losses, "\n\n");
