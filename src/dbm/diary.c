@@ -207,26 +207,6 @@ static bool is_player_field(const char *const *fields, const char *key)
 	return false;
 }
 
-/* Element counts {"Kn(S)": 5, ...} as a list [{"label", "count"}] without
- * the zeros, so templates can say "5 Kn(S), 2 Bw(O)". */
-static json_t *elements_list(const json_t *counts)
-{
-	json_t *list = json_array();
-	const char *label;
-	json_t *v;
-	json_object_foreach((json_t *)counts, label, v) {
-		if (!json_is_integer(v) || json_integer_value(v) == 0)
-			continue;
-		json_array_append_new(list, json_pack("{s:o, s:I, s:b}", "label", text_json(label),
-						      "count", (json_int_t)json_integer_value(v),
-						      "last", 0));
-	}
-	size_t n = json_array_size(list);
-	if (n > 0)
-		json_object_set_new(json_array_get(list, n - 1), "last", json_true());
-	return list;
-}
-
 /* "how": "conceded" -> "how_conceded": true, for the few fields whose value
  * templates choose a phrasing by (Mustache cannot compare). */
 static void add_value_flag(json_t *out, const char *key, const json_t *value)
@@ -263,7 +243,9 @@ static json_t *narrate(const struct campaign *c, const json_t *ev, const char *k
 			continue;
 		}
 		if (strcmp(key, "elements") == 0 && json_is_object(value)) {
-			json_object_set_new(out, "elements", elements_list(value));
+			json_object_set_new(out, "elements",
+					    diary_elements_list(c, json_string_value(json_object_get(
+									   ev, "player")), value));
 			continue;
 		}
 		json_object_set(out, key, value);
@@ -322,14 +304,15 @@ static json_t *losses_data(const struct campaign *c, const json_t *events, int y
 	size_t i;
 	json_t *e;
 	json_array_foreach(list, i, e) {
-		json_object_set_new(e, "player", player_ref_by_key(c, json_string_value(
-									json_object_get(e, "player"))));
+		char *key = xstrdup(json_string_value(json_object_get(e, "player")) ?
+				    json_string_value(json_object_get(e, "player")) : "");
+		json_object_set_new(e, "player", player_ref_by_key(c, key));
 		add_whole_ap(e, "half_ap", json_object_get(e, "half_ap"));
 		size_t k;
 		json_t *it;
 		json_array_foreach(json_object_get(e, "items"), k, it) {
 			add_whole_ap(it, "half_ap", json_object_get(it, "half_ap"));
-			json_t *els = elements_list(json_object_get(it, "elements"));
+			json_t *els = diary_elements_list(c, key, json_object_get(it, "elements"));
 			json_object_set_new(it, "has_elements", json_boolean(json_array_size(els) > 0));
 			json_object_set_new(it, "elements", els);
 			if (!json_is_true(json_object_get(it, "battle")))
@@ -340,7 +323,7 @@ static json_t *losses_data(const struct campaign *c, const json_t *events, int y
 			json_object_foreach(json_object_get(it, "returned"), label, v)
 				back += json_integer_value(v);
 			json_object_set_new(it, "returned",
-					    elements_list(json_object_get(it, "returned")));
+					    diary_elements_list(c, key, json_object_get(it, "returned")));
 			json_object_set_new(it, "returned_count", json_integer(back));
 			json_object_set_new(it, "has_routers",
 					    json_boolean(json_integer_value(json_object_get(it, "routers")) > 0));
@@ -349,6 +332,7 @@ static json_t *losses_data(const struct campaign *c, const json_t *events, int y
 								     json_object_get(it, "routers")))));
 		}
 		mark_last(json_object_get(e, "items"));
+		free(key);
 	}
 	mark_last(list);
 	return list;
@@ -369,6 +353,7 @@ struct year_builder {
 	json_t *last_narrated; /* borrowed: where a loss or prestige is folded */
 	json_t *last_battle;   /* borrowed */
 	json_t *announced;     /* province -> its battle_announced event */
+	json_t *journey;       /* force -> [losses told by their cause, half AP] */
 	json_t *battle_prestige; /* player key -> points this year */
 	json_t *province_prestige; /* player key -> {points, total} this year */
 	bool in_recruitment;
@@ -462,6 +447,28 @@ static void add_to_sum(json_t *sums, const char *key, int points)
 	json_object_set_new(sums, key, json_integer(json_integer_value(v) + points));
 }
 
+/* A force's key for b->journey: the player, or his contingent. */
+static char *force_key(const json_t *ev)
+{
+	const char *key = json_string_value(json_object_get(ev, "player"));
+	return xasprintf("%s%s", key ? key : "",
+			 json_is_true(json_object_get(ev, "contingent")) ? " contingent" : "");
+}
+
+/* Whether the loss of the move `ev` was told once already, by the one
+ * storm, passage or march that caused it ("It cost 150 AP"): then the
+ * move does not say it again "in all". Forgets the journey. */
+static bool journey_cost_told(struct year_builder *b, const json_t *ev)
+{
+	char *key = force_key(ev);
+	const json_t *told = json_object_get(b->journey, key);
+	bool once = json_integer_value(json_array_get(told, 0)) == 1 &&
+		    json_equal(json_array_get(told, 1), json_object_get(ev, "lost_half_ap"));
+	json_object_del(b->journey, key);
+	free(key);
+	return once;
+}
+
 /* Folds an event into the one narrated before it; true if it was folded. */
 static bool fold(struct year_builder *b, const json_t *ev, const char *kind)
 {
@@ -516,15 +523,33 @@ static bool fold(struct year_builder *b, const json_t *ev, const char *kind)
 			int lost = (int)json_integer_value(json_object_get(ev, "lost_half_ap"));
 			json_object_set_new(b->last_narrated, "loss_ap", half_ap_to_json(lost));
 			json_object_set_new(b->last_narrated, "lost_elements",
-					    elements_list(json_object_get(ev, "elements")));
+					    diary_elements_list(c, key, json_object_get(ev, "elements")));
 			json_object_set_new(b->last_narrated, "paid_in_full",
 					    json_incref(json_object_get(ev, "paid_in_full")));
+			/* the AP its cause said were due, and no one else's */
+			const json_t *due = json_object_get(ev, "due_half_ap");
+			json_object_set_new(
+				b->last_narrated, "loss_as_due",
+				json_boolean(json_equal(due, json_object_get(b->last_narrated,
+									    "due_half_ap")) &&
+					     lost == (int)json_integer_value(due) &&
+					     !json_object_get(ev, "with")));
 			/* what could not be paid: the force had no more to lose */
 			if (!json_is_true(json_object_get(ev, "paid_in_full"))) {
 				json_object_set_new(b->last_narrated, "loss_short", json_true());
 				json_object_set_new(b->last_narrated, "loss_due_ap",
 						    half_ap_to_json((int)json_integer_value(
 							    json_object_get(ev, "due_half_ap"))));
+			}
+			if (json_is_true(json_object_get(b->last_narrated, "is_storm")) ||
+			    json_is_true(json_object_get(b->last_narrated, "is_forced_passage")) ||
+			    json_is_true(json_object_get(b->last_narrated, "is_forced_march"))) {
+				char *fk = force_key(ev);
+				const json_t *told = json_object_get(b->journey, fk);
+				json_object_set_new(b->journey, fk, json_pack("[I, I]",
+					json_integer_value(json_array_get(told, 0)) + 1,
+					json_integer_value(json_array_get(told, 1)) + lost));
+				free(fk);
 			}
 			const char *with = json_string_value(json_object_get(ev, "with"));
 			if (with)
@@ -671,6 +696,7 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 		.battle_prestige = json_object(),
 		.province_prestige = json_object(),
 		.announced = json_object(),
+		.journey = json_object(),
 	};
 	json_t *next_sequence = json_array();
 	int next_year = 0;
@@ -762,6 +788,7 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 			if (strcmp(kind, "turn") == 0)
 				goto comments;
 		}
+		bool cost_told = strcmp(kind, "move") == 0 && journey_cost_told(&b, ev);
 		if (fold(&b, ev, kind))
 			goto comments;
 		if (strcmp(kind, "battle_announced") == 0) {
@@ -813,6 +840,8 @@ json_t *diary_year_json(const struct campaign *c, const json_t *events, int year
 		json_t *n = narrate(c, ev, kind, year, seq, json_array_get(events, i));
 		json_array_append_new(current_list(&b, kind), n);
 		b.last_narrated = n;
+		if (cost_told)
+			json_object_del(n, "lost_ap");
 		if (strcmp(kind, "battle") == 0) {
 			b.last_battle = n;
 			json_array_append(battles, n);
@@ -839,6 +868,7 @@ comments:
 	}
 	json_decref(context);
 	json_decref(b.announced);
+	json_decref(b.journey);
 	/* Comments placed after the last event (or later) close the diary. */
 	size_t k;
 	json_t *cm;
@@ -851,8 +881,15 @@ comments:
 								   "text", text_json(text)));
 	}
 
-	json_array_foreach(battles, k, cm)
-		mark_last(json_object_get(cm, "prestige"));
+	json_array_foreach(battles, k, cm) {
+		json_t *pr = json_object_get(cm, "prestige");
+		mark_last(pr);
+		/* the award all to the winner is said by the award */
+		json_object_set_new(cm, "prestige_shared",
+				    json_boolean(json_array_size(pr) > 1 ||
+						 !json_equal(json_object_get(json_array_get(pr, 0), "points"),
+							     json_object_get(cm, "award"))));
+	}
 	json_t *turns = b.turns;
 	json_array_foreach(turns, k, cm) {
 		json_t *evs = json_object_get(cm, "events");

@@ -63,6 +63,13 @@ json_t *diary_comments_with_decisions(const json_t *comments, const json_t *even
  * "battle_result", logged after its consequences, says so. */
 bool diary_decided_by_organiser(const json_t *events, size_t i);
 
+/* diary_elements.c. Element counts {label: count} of player `key` as a
+ * list [{"label", "count", "text", "last"}] without the zeros: "text" is
+ * "16 Longbowmen", "1 element of Longbowmen" (army lists name their lines
+ * in the plural), or the label alone for a line of which the list allows
+ * one element (a named general). New reference. */
+json_t *diary_elements_list(const struct campaign *c, const char *key, const json_t *counts);
+
 /* diary_losses.c. What each army lost to the reserve in `year` (events:
  * any array of events, the other years' are skipped), players in the order
  * of their first loss: [{"player": key, "half_ap": total, "items": [

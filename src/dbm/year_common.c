@@ -234,7 +234,7 @@ json_t *year_events_for_mail(const struct campaign *c, const json_t *events)
 		}
 		json_array_append_new(out, copy);
 	}
-	return out;
+	return year_events_say_once(out);
 }
 
 /* The width of a mail's line (format=flowed wraps longer ones). */

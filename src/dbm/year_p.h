@@ -122,6 +122,11 @@ void year_mail(struct year_run *r, const char *tpl, int to, bool organiser_copy,
 void year_mail_organiser(struct year_run *r, const char *tpl, json_t *data, const char *subject);
 /* Appends the log's events not yet in turn_events. */
 void year_sync_turn_events(struct year_run *r);
+/* year_events.c: the decorated events as a report tells them, each thing
+ * once (a cause and the loss it caused, a battle and its prestige and
+ * decision, a retreat and its march, in one line). Steals `events`; new
+ * reference. */
+json_t *year_events_say_once(json_t *events);
 /* {"deadline", "deadline_epoch"} of the current step. New reference. */
 json_t *year_deadline_data(const struct year_run *r);
 void year_set_deadline_hours(struct year_run *r, int hours);

@@ -771,14 +771,32 @@ static void turn_said_once(struct held **parts, size_t n)
 	}
 }
 
+/* Whether the standings of a turn `h` belong in a turn report of the
+ * mail: its year so far leaves the latest turns to their reports, which
+ * come after it, and the standings they produced (the same) go after
+ * them. */
+static bool standings_below(struct held **parts, size_t n, const struct held *h)
+{
+	if (!tpl_is(h, "your-turn") || !json_is_true(json_object_get(h->data, "events_below")))
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (tpl_is(parts[k], "turn-report") && parts[k]->year == h->year &&
+		    has_positions(parts[k]) &&
+		    json_equal(json_object_get(parts[k]->data, "positions"),
+			       json_object_get(h->data, "positions")))
+			return true;
+	return false;
+}
+
 /* A merged mail says each thing once (parts in the order they were made,
  * the last one made the latest): a turn that is over is told by its
  * report alone (the side the organiser plays gets no copy of a disputed
  * battle beside the organiser's own: year_battle_dispute); the year so far of a turn leaves out what
  * the reports in the mail tell; where everyone stands is shown once, as
  * it stands the latest (in the part that always shows it, else the last
- * one made); the diary leaves the next year's sequence of play to its own
- * part. Returns how many parts are left. */
+ * one made, but after the reports of the turns that made it); the diary
+ * leaves the next year's sequence of play to its own part. Returns how
+ * many parts are left. */
 static size_t say_once(struct yctx *y, struct held **parts, size_t n)
 {
 	size_t w = 0;
@@ -813,7 +831,8 @@ static size_t say_once(struct yctx *y, struct held **parts, size_t n)
 			json_object_set_new(h->data, "has_events", json_boolean(!lines || *lines));
 			free(lines);
 		}
-		if (has_positions(h) && (keeper == n || positions_optional(parts[keeper])))
+		if (has_positions(h) && !standings_below(parts, n, h) &&
+		    (keeper == n || positions_optional(parts[keeper])))
 			keeper = i;
 		if (tpl_is(h, "diary"))
 			for (size_t k = 0; k < n; k++)

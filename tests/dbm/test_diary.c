@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "dbm/diary.h"
+#include "dbm/year.h"
 #include "lib/rules_fixture.h"
 
 /* Provinces: 0 Dijon (burgundy home), 1 Paris (france home), 2 Calais
@@ -534,10 +535,110 @@ static void test_dispute_in_order_and_losses(void **state)
 	assert_int_equal(int_at(json_array_get(items, 1), "routers"), 6);
 	assert_int_equal(int_at(json_array_get(items, 1), "returned_count"), 1);
 	assert_string_equal(str_at(items, "1.returned.0.label"), "Bw(O)");
+	/* one element of a plural label, said as one (issue 13) */
+	assert_string_equal(str_at(items, "0.elements.0.text"), "5 Bw(O)");
+	assert_string_equal(str_at(items, "1.returned.0.text"), "1 element of Bw(O)");
+	/* the storm cost what it said was due: the text names the troops */
+	assert_true(json_is_true(json_object_get(json_array_get(england, 1), "loss_as_due")));
 	assert_int_equal(json_array_size(json_object_get(json_array_get(items, 1), "elements")), 2);
 	json_decref(doc);
 	json_decref(comments);
 	json_decref(events);
+	campaign_free(c);
+}
+
+/* The year's events as a mail tells them (issue 13: each thing once): a
+ * storm and the loss it caused, a battle and its prestige and who decided
+ * it, a retreat and its march are one line each; the organiser's decision
+ * (with his note) comes before the battle it decided, its lines indented;
+ * one element of a line the list allows once is named alone. */
+static void test_events_for_mail_say_once(void **state)
+{
+	(void)state;
+	struct campaign *c = diary_campaign();
+	json_t *events = parse(
+		"[{\"kind\":\"turn\",\"player\":\"england\"},"
+		" {\"kind\":\"storm\",\"player\":\"england\",\"contingent\":false,\"stage\":1,"
+		"  \"due_half_ap\":100},"
+		" {\"kind\":\"loss\",\"player\":\"england\",\"contingent\":false,"
+		"  \"cause\":\"sea storm\",\"due_half_ap\":100,\"lost_half_ap\":100,"
+		"  \"elements\":{\"Sp(O)\":10},\"paid_in_full\":true},"
+		" {\"kind\":\"forced_march\",\"player\":\"england\",\"stage\":5,\"due_half_ap\":80},"
+		" {\"kind\":\"loss\",\"player\":\"england\",\"contingent\":false,"
+		"  \"cause\":\"forced march\",\"due_half_ap\":80,\"lost_half_ap\":84,"
+		"  \"elements\":{\"Kn(O)\":7},\"paid_in_full\":true},"
+		" {\"kind\":\"move\",\"player\":\"england\",\"move_kind\":\"invade\","
+		"  \"from\":\"Kent\",\"to\":\"Paris\",\"stages_moved\":2,\"lost_half_ap\":184},"
+		" {\"kind\":\"battle\",\"province\":\"Paris\",\"winner\":\"france\","
+		"  \"loser\":\"england\",\"how\":\"demoralised\",\"award\":60},"
+		" {\"kind\":\"routers\",\"player\":\"england\"},"
+		" {\"kind\":\"general_killed\",\"player\":\"burgundy\"},"
+		" {\"kind\":\"routers\",\"player\":\"france\"},"
+		" {\"kind\":\"prestige\",\"player\":\"france\",\"points\":50},"
+		" {\"kind\":\"prestige\",\"player\":\"burgundy\",\"points\":10},"
+		" {\"kind\":\"retreat\",\"player\":\"england\",\"from\":\"Paris\",\"to\":\"Kent\"},"
+		" {\"kind\":\"roll\",\"purpose\":\"sea storm england stage 1\",\"value\":3},"
+		" {\"kind\":\"move\",\"player\":\"england\",\"move_kind\":\"retreat\","
+		"  \"from\":\"Paris\",\"to\":\"Kent\",\"stages_moved\":1},"
+		" {\"kind\":\"battle_result\",\"province\":\"Paris\",\"decided\":\"organiser\"},"
+		" {\"kind\":\"turn\",\"player\":\"france\"},"
+		" {\"kind\":\"organiser\",\"action\":\"battle-result\",\"detail\":"
+		"  \"decided the result of the battle at Paris:\\nBATTLE AT Paris\\nWINNER france\\n\"},"
+		" {\"kind\":\"organiser\",\"action\":\"comment\",\"detail\":\"On the notes.\"},"
+		" {\"kind\":\"decision_asked\",\"asked\":\"france\",\"question\":\"passage\"},"
+		" {\"kind\":\"organiser\",\"action\":\"comment\",\"detail\":\"Later.\"}]");
+	json_t *out = year_events_for_mail(c, events);
+	const char *const kinds[] = {"turn", "storm", "forced_march", "move", "organiser",
+				     "organiser", "battle", "routers", "general_killed", "routers",
+				     "retreat", "roll", "turn", "decision_asked", "organiser", NULL};
+	size_t n = 0;
+	for (; kinds[n]; n++)
+		assert_string_equal(kinds[n], json_string_value(json_object_get(
+							json_array_get(out, n), "kind")));
+	assert_int_equal(json_array_size(out), n);
+	const json_t *storm = json_array_get(out, 1), *march = json_array_get(out, 2);
+	assert_true(json_is_true(json_object_get(storm, "has_loss")));
+	assert_true(json_is_true(json_object_get(storm, "loss_as_due")));
+	assert_string_equal(str_at(storm, "loss_ap"), "50");
+	assert_true(json_is_true(json_object_get(march, "has_loss")));
+	assert_false(json_is_true(json_object_get(march, "loss_as_due")));
+	assert_string_equal(str_at(march, "loss_ap"), "42");
+	assert_string_equal(str_at(out, "4.organiser_sentence"),
+			    "The organiser decided the result of the battle at Paris:\n"
+			    "    BATTLE AT Paris\n    WINNER france");
+	assert_string_equal(str_at(out, "5.detail"), "On the notes.");
+	const json_t *battle = json_array_get(out, 6);
+	assert_string_equal(str_at(battle, "prestige_text"),
+			    "France & Co <Ltd> gains 50 prestige and burgundy 10");
+	assert_string_equal(str_at(battle, "decided_text"), "the organiser");
+	assert_true(json_is_true(json_object_get(battle, "decided_by_organiser")));
+	const json_t *retreat = json_array_get(out, 10);
+	assert_int_equal(int_at(retreat, "stages_moved"), 1);
+	assert_string_equal(str_at(out, "14.detail"), "Later.");
+	json_decref(out);
+	json_decref(events);
+
+	/* a retreat halted on the way: the march says where it stopped */
+	events = parse("[{\"kind\":\"retreat\",\"player\":\"england\",\"from\":\"Paris\","
+		       "  \"to\":\"London\"},"
+		       " {\"kind\":\"move\",\"player\":\"england\",\"move_kind\":\"retreat\","
+		       "  \"from\":\"Paris\",\"to\":\"Kent\",\"stages_moved\":1,\"halted\":true}]");
+	out = year_events_for_mail(c, events);
+	assert_int_equal(json_array_size(out), 1);
+	assert_string_equal(str_at(out, "0.kind"), "move");
+	assert_true(json_is_true(json_object_get(json_array_get(out, 0), "retreating")));
+	json_decref(out);
+	json_decref(events);
+
+	/* one element named alone where the list allows only one */
+	json_t *counts = parse("{\"C-in-C\": 1, \"Sp(O)\": 1, \"Kn(O)\": 2, \"LH(O)\": 0}");
+	json_t *list = diary_elements_list(c, "england", counts);
+	assert_int_equal(json_array_size(list), 3);
+	assert_string_equal(str_at(list, "0.text"), "C-in-C");
+	assert_string_equal(str_at(list, "1.text"), "1 element of Sp(O)");
+	assert_string_equal(str_at(list, "2.text"), "2 Kn(O)");
+	json_decref(list);
+	json_decref(counts);
 	campaign_free(c);
 }
 
@@ -669,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_odd_input),
 		cmocka_unit_test(test_loss_short_and_contingent),
 		cmocka_unit_test(test_dispute_in_order_and_losses),
+		cmocka_unit_test(test_events_for_mail_say_once),
 		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
 		cmocka_unit_test(test_battles_corrections_marks),
 	};

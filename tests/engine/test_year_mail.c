@@ -863,7 +863,18 @@ static void test_retreat_with_only_the_forbidden_province(void **state)
 	campaign_free(c);
 	char *text = NULL;
 	assert_int_equal(mails(f, FRANCE, "1450 \u00b7 The turn of Burgundy", &text), 1);
-	assert_has(text, "France retreats from Calais to Paris.\n");
+	/* the retreat and the march that carried it out are one line; the
+	 * battle says who decided it and the prestige it gave, before its
+	 * consequences (issue 13: each thing once) */
+	assert_has(text, "  France retreats from Calais to Paris (1 stage).\n");
+	assert_has_not(text, "France moves from Calais");
+	assert_has(text, "  Burgundy wins the battle at Calais against France (demoralised), as "
+			 "the organiser decided: Burgundy gains ");
+	assert_true(strstr(text, "  Burgundy wins the battle at Calais") <
+		    strstr(text, "  France retreats from Calais"));
+	assert_has_not(text, "was decided by");
+	assert_has_not(text, "; award ");
+	assert_has_not(text, "\n  Burgundy gains ");
 	assert_has(text, "  France: field army of ");
 	assert_has_not(text, "(s)");
 	assert_has_not(text, " in Calais, 1 province");
@@ -1044,6 +1055,36 @@ static void test_merged_mail_says_each_thing_once(void **state)
 	assert_has_not(fr->text, "will follow");
 }
 
+/* Issue 13, item 4: the year so far of a turn leaves the latest turn to
+ * its report below it, so the standings that turn produced are shown
+ * after the report, not above it under the year so far; an organiser's
+ * note of several lines stays indented inside the account. */
+static void test_standings_after_the_turns_that_made_them(void **state)
+{
+	struct test_engine *f = *state;
+	start(f, NOW);
+	act(f, ENGINE_ACT_COMMENT, "Umpire's notes:\nno rain in Flanders\nthe bridges hold\n", 0,
+	    NOW + HOUR / 2);
+	size_t before = n_inbox;
+	free(orders(f, "burgundy", "NO MOVE\n", NOW + HOUR));
+	const struct received *fr = last_to(FRANCE, before);
+	assert_non_null(fr);
+	assert_true(merged_into(fr->text, "The turn of Burgundy"));
+	assert_has(fr->text, "What happened this year before the turns told in this mail:\n"
+			     "  The organiser started the campaign.\n"
+			     "  The organiser's note: Umpire's notes:\n"
+			     "    no rain in Flanders\n"
+			     "    the bridges hold\n\n");
+	assert_int_equal(count_of(fr->text, "Where everyone stands"), 1);
+	const char *report = strstr(fr->text, "  Burgundy does not move this year.\n");
+	const char *stands = strstr(fr->text, "Where everyone stands now:\n");
+	assert_non_null(report);
+	assert_non_null(stands);
+	assert_true(report < stands);
+	assert_has(stands, "  France: field army of ");
+	assert_has_not(fr->text, "\nWhere everyone stands:\n");
+}
+
 /* The year's last step undone and played again: the diary made again finds
  * the one sent before, like every year mail; it is not sent a second time
  * unmarked (the same text is not sent; a changed one says Corrected:). */
@@ -1127,7 +1168,7 @@ static void test_dispute_losses_and_void_turn(void **state)
 	assert_has(diary, "What the armies lost in 1450");
 	assert_has(diary, "\n  Burgundy: 279 AP in all\n"); /* supply, forced passage too */
 	assert_has(diary, "\n    39 AP (the battle at Calais): 2 Kn(S), 3 Bw(O). Of 6 elements "
-			  "routed, 1 came back to the army: 1 Bw(O).\n");
+			  "routed, 1 came back to the army: 1 element of Bw(O).\n");
 	/* France lost nothing: not named in that section */
 	char *losses = xstrdup(strstr(diary, "What the armies lost in 1450"));
 	char *end = strstr(losses, "\n\n");
@@ -1243,6 +1284,7 @@ int main(void)
 		T(test_retreat_with_only_the_forbidden_province, setup),
 		T(test_undo_and_the_diary, setup),
 		T(test_merged_mail_says_each_thing_once, setup),
+		T(test_standings_after_the_turns_that_made_them, setup),
 		T(test_dispute_losses_and_void_turn, setup),
 		T(test_ack_leads_the_year_mail, setup),
 		T(test_contingent_that_cannot_reach, setup_apart),
