@@ -24,7 +24,8 @@
  *                  "provinces", "provinces_text", "prestige"}],
  *   "provinces_text": his provinces, home ones starred,
  *   "your_requests": the requests without deadline that concern them,
- *   "has_requests". */
+ *   "has_requests",
+ *   "stand_in": {"who", "until"} while a stand-in acts for them. */
 json_t *engine_player_status(struct engine *e, int player, int64_t now, char **errstr);
 
 #endif
