@@ -164,6 +164,11 @@ struct order_set {
 size_t orders_parse(const char *text, const struct campaign *c, int player,
 		    struct order_set *out);
 
+/* The lines in error of `set` named by number for a sentence ("line 6",
+ * "lines 3 and 6", at most five numbers then "and N more"), NULL when none
+ * is; *count (if not NULL) gets how many there are. Caller frees. */
+char *orders_error_lines_text(const struct order_set *set, size_t *count);
+
 /* Checks the set's orders against the model and the rules' static limits
  * for `player` (-1: the organiser alone): the single movement option, legal
  * destinations and routes, at most 4 stages, contingents (<= 80 AP, with a

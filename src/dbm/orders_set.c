@@ -1,6 +1,6 @@
 /* Sets of orders: building, copying, freeing (secrets wiped), masking
  * secrets; which kinds are kept between mails; merging a new mail into the
- * pending orders (resubmission). */
+ * pending orders (resubmission); the lines in error named for a sentence. */
 #include "config.h"
 
 #include "dbm/orders_p.h"
@@ -309,4 +309,34 @@ void orders_merge(const struct order_set *pending, const struct order_set *incom
 			result->orders[j] = result->orders[j - 1];
 		result->orders[j] = tmp;
 	}
+}
+
+/* ------------------------------------------------------------ in words */
+
+/* The mail's lines in error named by number, for a sentence: "line 6",
+ * "lines 3 and 6", "lines 2, 3, 5, 8, 9 and 4 more"; *count gets how many.
+ * NULL when there is none. Caller frees. */
+#define LINES_NAMED 5
+char *orders_error_lines_text(const struct order_set *set, size_t *count)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < set->count; i++)
+		n += set->orders[i].status == ORDER_ERROR;
+	if (count)
+		*count = n;
+	if (!n)
+		return NULL;
+	struct strbuf sb = {0};
+	strbuf_puts(&sb, n == 1 ? "line " : "lines ");
+	size_t named = 0, shown = n > LINES_NAMED ? LINES_NAMED : n;
+	for (size_t i = 0; i < set->count && named < shown; i++) {
+		if (set->orders[i].status != ORDER_ERROR)
+			continue;
+		named++;
+		const char *sep = named == 1 ? "" : named == n ? " and " : ", ";
+		strbuf_printf(&sb, "%s%d", sep, set->orders[i].line);
+	}
+	if (n > shown)
+		strbuf_printf(&sb, " and %zu more", n - shown);
+	return strbuf_take(&sb);
 }

@@ -461,9 +461,12 @@ int year_battle_take_report(struct year_run *r, int player, bool organiser,
 	}
 	int province = find_province(c, jstr(st->pending, "province"));
 	if (!organiser && set->errors > 0) {
-		year_say(why, why_size, "your mail has %zu line%s in error, so the report is not "
-					"recorded: send the whole report again, corrected",
-			 set->errors, set->errors == 1 ? "" : "s");
+		size_t n = 0;
+		char *lines = orders_error_lines_text(set, &n);
+		year_say(why, why_size, "%s of your mail %s in error, and a report is taken whole "
+					"or not at all: send the whole report again, corrected",
+			 lines ? lines : "a line", n <= 1 ? "is" : "are");
+		free(lines);
 		return -1;
 	}
 	char *text = year_report_text(c, st->pending, set, province);

@@ -295,30 +295,16 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	}
 
 	char *year_note = NULL;
-	bool refused = false;
-	if (engine_year_after_orders(e, player, set, p->now, &year_note, &refused, errstr) != 0)
+	bool refused = false, for_errors = false;
+	if (engine_year_after_orders(e, player, set, p->now, &year_note, &refused, &for_errors,
+				     errstr) != 0)
 		goto done;
 	/* a battle report refused is no line understood: each of its lines
 	 * is one in error (the reason is in the year's note); refused for
 	 * lines in error, the others are only not used (one count: the lines
 	 * in error, as the note says) */
-	size_t in_error = set->errors;
-	unused = in_error && refused ? xcalloc(set->count + 1, sizeof *unused) : NULL;
-	for (size_t i = 0; refused && i < set->count; i++) {
-		struct order *o = &set->orders[i];
-		if (o->status != ORDER_OK || o->kind < ORDER_BATTLE_AT ||
-		    o->kind > ORDER_BATTLE_GENERAL_KILLED)
-			continue;
-		o->status = ORDER_ERROR;
-		free(o->error);
-		o->error = xstrdup(unused ? "the battle report was refused for its line in error "
-					    "(see above)"
-					  : "not used: the battle result was refused (why: see above)");
-		if (unused)
-			unused[i] = true;
-		else
-			set->errors++;
-	}
+	if (refused)
+		unused = engine_ack_refused_report(set, for_errors);
 	/* the reply speaks of things as this mail left them: the army where
 	 * it stands now, no movement order its own turn carried out */
 	if (store_load_campaign(e->store, &after, errstr) != STORE_OK) {
@@ -371,7 +357,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 	if (carried || recruited) {
 		/* the lines his turn carried out: costs as they were paid */
 		json_t *before = engine_ack_json(set, &merged, c, player);
-		json_object_set(data, "lines", json_object_get(before, "lines"));
+		engine_ack_lines_as_paid(data, before, set, carried, recruited);
 		json_decref(before);
 	}
 	if (carried)
@@ -425,11 +411,8 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		json_object_set_new(data, "year_note", json_string(year_note));
 	free(year_note);
 	/* a battle report is taken whole or not at all */
-	bool battle_lines = false;
-	for (size_t i = 0; i < set->count; i++)
-		battle_lines |= set->orders[i].kind >= ORDER_BATTLE_AT &&
-				set->orders[i].kind <= ORDER_BATTLE_GENERAL_KILLED;
-	json_object_set_new(data, "battle_lines", json_boolean(battle_lines));
+	engine_ack_battle(data, set, refused);
+	bool only_asks = engine_ack_asked(data, set, c, player);
 	/* what happens next; the rules of resubmission in full on the
 	 * player's first acknowledgement of the year, a pointer after */
 	json_t *next = NULL;
@@ -496,7 +479,7 @@ static int accept_orders(struct process *p, struct order_set *set, int player, c
 		goto done;
 	}
 	token = reply_token("ack", p->raw, p->len, p->uid, p->now);
-	subject = reply_subject(p->subject, "Your orders");
+	subject = reply_subject(p->subject, only_asks ? "Your request" : "Your orders");
 	struct reply r = {ack_to, ack_name, subject, "ack", data, p->info, token,
 			  MAIL_AUTO_REPLIED, maps.att, maps.count, NULL, false, 0};
 	/* the year's mails this mail caused for him follow in the reply */
@@ -537,6 +520,15 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 	json_t *data = base_data(p, -1);
 	json_object_set_new(data, "report", json_string(report));
 	free(report);
+	/* a mail that only asks for a preview is answered as that */
+	bool preview = false, other = false;
+	for (size_t i = 0; i < set->count; i++) {
+		enum order_kind k = set->orders[i].kind;
+		preview |= k == ORDER_ORG_PREVIEW && set->orders[i].status == ORDER_OK;
+		other |= set->orders[i].status != ORDER_IGNORED && k != ORDER_ORG_PREVIEW &&
+			 k != ORDER_ORGANISER && k != ORDER_PLAYER && k != ORDER_END;
+	}
+	json_object_set_new(data, "only_preview", json_boolean(preview && !other));
 	/* what happens next, once after all the lines */
 	json_t *next = NULL;
 	if (engine_whats_next_in(e, -1, p->now, &next, errstr) != 0) {
@@ -547,7 +539,8 @@ static int organiser_orders(struct process *p, struct order_set *set, char **err
 	int rc = 0;
 	if (c->organiser_email) {
 		char *token = reply_token("org", p->raw, p->len, p->uid, p->now);
-		char *subject = reply_subject(p->subject, "Your organiser orders");
+		char *subject = reply_subject(p->subject, preview && !other ? "Your preview"
+									     : "Your organiser orders");
 		struct reply r = {c->organiser_email, c->organiser_name, subject, "organiser-reply",
 				  data, p->info, token, MAIL_AUTO_REPLIED, NULL, 0, NULL, true, 0};
 		rc = engine_fold_organiser_reply(e, &r, c, p->now, &out->reply, errstr);

@@ -1,5 +1,5 @@
 /* The acknowledgement's data: the mail's lines (cut to a size) and the
- * orders that stand. */
+ * orders that stand; a battle report refused; a mail that only asks. */
 #include "config.h"
 
 #include <string.h>
@@ -64,6 +64,20 @@ void engine_drop_movement(struct order_set *merged, const struct campaign *c, ch
 	merged->count = w;
 	free(*text);
 	*text = orders_format_pending(merged, c);
+}
+
+void engine_ack_lines_as_paid(json_t *ack, const json_t *before, const struct order_set *set,
+			      bool movement, bool recruitment)
+{
+	json_t *lines = json_object_get(ack, "lines");
+	const json_t *paid = json_object_get(before, "lines");
+	for (size_t i = 0; i < set->count && i < json_array_size(lines) &&
+			   i < json_array_size(paid); i++) {
+		enum order_kind k = set->orders[i].kind;
+		if ((movement && orders_kind_is_movement(k)) ||
+		    (recruitment && orders_kind_is_recruitment(k)))
+			json_array_set(lines, i, json_array_get(paid, i));
+	}
 }
 
 /* The lines of a movement order the mail's own turn carried out: the plan
@@ -187,4 +201,92 @@ void engine_ack_replaced(json_t *ack, const struct order_set *pending,
 		      "recruitment", "recruitment_replaced");
 	note_replaced(ack, pending, set, merged, c, player, orders_kind_is_movement,
 		      "movement order", "movement_replaced");
+}
+
+static bool is_battle_line(enum order_kind k)
+{
+	return k >= ORDER_BATTLE_AT && k <= ORDER_BATTLE_GENERAL_KILLED;
+}
+
+bool *engine_ack_refused_report(struct order_set *set, bool for_errors)
+{
+	bool *unused = NULL;
+	char *why = NULL;
+	if (for_errors && set->errors) {
+		char *lines = orders_error_lines_text(set, NULL);
+		why = xasprintf("the battle report was refused for %s, in error",
+				lines ? lines : "a line");
+		free(lines);
+		unused = xcalloc(set->count + 1, sizeof *unused);
+	}
+	for (size_t i = 0; i < set->count; i++) {
+		struct order *o = &set->orders[i];
+		if (o->status != ORDER_OK || !is_battle_line(o->kind))
+			continue;
+		o->status = ORDER_ERROR;
+		free(o->error);
+		o->error = xstrdup(unused ? why
+					  : "not used: the battle result was refused (why: see above)");
+		if (unused)
+			unused[i] = true;
+		else
+			set->errors++;
+	}
+	free(why);
+	return unused;
+}
+
+void engine_ack_battle(json_t *ack, const struct order_set *set, bool refused)
+{
+	bool battle_lines = false, rest = false;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		battle_lines |= is_battle_line(o->kind);
+		rest |= o->status == ORDER_OK && o->kind != ORDER_PLAYER &&
+			o->kind != ORDER_ORGANISER && o->kind != ORDER_END &&
+			o->kind != ORDER_NONE && !is_battle_line(o->kind);
+	}
+	json_object_set_new(ack, "battle_lines", json_boolean(battle_lines));
+	json_object_set_new(ack, "battle_rest_taken", json_boolean(refused && rest));
+}
+
+bool engine_ack_asked(json_t *ack, const struct order_set *set, const struct campaign *c,
+		      int player)
+{
+	if (!set->wants_status && !set->wants_map && !set->wants_help)
+		return false;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status == ORDER_IGNORED)
+			continue;
+		if (o->status != ORDER_OK)
+			return false;
+		switch (o->kind) {
+		case ORDER_PLAYER: case ORDER_STATUS: case ORDER_MAP: case ORDER_HELP:
+		case ORDER_END:
+			continue;
+		default:
+			return false;
+		}
+	}
+	const struct player *pl = player >= 0 && (size_t)player < c->player_count
+		? &c->players[player] : NULL;
+	const char *nation = pl ? (pl->nation ? pl->nation : pl->key) : "your nation";
+	const char *what[3];
+	char *status = xasprintf("the status of %s (below)", nation);
+	size_t n = 0;
+	if (set->wants_status)
+		what[n++] = status;
+	if (set->wants_map)
+		what[n++] = "the current map (attached)";
+	if (set->wants_help)
+		what[n++] = "the orders reference (below)";
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < n; i++)
+		strbuf_printf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", what[i]);
+	json_object_set_new(ack, "only_asks", json_true());
+	json_object_set_new(ack, "asked", json_string(sb.data));
+	strbuf_free(&sb);
+	free(status);
+	return true;
 }

@@ -70,6 +70,13 @@ void engine_ack_replaced(json_t *ack, const struct order_set *pending,
 /* The movement orders taken out of `merged` (a turn carried them out: kept
  * in the store, no current order); *text made again from what is left. */
 void engine_drop_movement(struct order_set *merged, const struct campaign *c, char **text);
+/* In the acknowledgement `ack` of `set` (its notes counted as things stand
+ * after the mail), the lines of the movement orders (movement) or of the
+ * recruitment (recruitment) the mail carried out are taken from `before`
+ * (the same made before the mail): their costs as they were paid. The
+ * other lines keep their notes as things stand now. */
+void engine_ack_lines_as_paid(json_t *ack, const json_t *before, const struct order_set *set,
+			      bool movement, bool recruitment);
 /* In the acknowledgement `ack` of `set`, the lines of the movement orders
  * the mail's own turn carried out point to what came of them (the year's
  * mail on the turn) instead of the cost foreseen. */
@@ -78,6 +85,22 @@ void engine_ack_moves_done(json_t *ack, const struct order_set *set);
  * battle report refused for another line in error; NULL: none) are shown
  * as not used, not as lines in error. */
 void engine_ack_not_used(json_t *ack, const struct order_set *set, const bool *unused);
+/* A battle report refused (engine_ack.c): its lines, still ORDER_OK, are
+ * no lines understood. Refused for the mail's lines in error (for_errors),
+ * each of the report's lines names those lines and is only not used: the
+ * flags of engine_ack_not_used are returned (free them); else each becomes
+ * a line in error (set->errors counts it), the reason in the year's note,
+ * and NULL is returned. */
+bool *engine_ack_refused_report(struct order_set *set, bool for_errors);
+/* "battle_lines" (the mail holds result lines) and "battle_rest_taken"
+ * (the report was refused and the mail has other lines taken) in `ack`. */
+void engine_ack_battle(json_t *ack, const struct order_set *set, bool refused);
+/* A mail that only asks (STATUS, MAP, HELP; no order, no line in error):
+ * "only_asks" and "asked" (what was asked and where it is: "the status of
+ * England (below) and the current map (attached)") set in `ack`, true;
+ * false for any other mail. */
+bool engine_ack_asked(json_t *ack, const struct order_set *set, const struct campaign *c,
+		      int player);
 /* NO MOVE in the recruitment phase (recruit nothing) is not kept as a
  * movement order: it leaves the current orders a reply shows. */
 void engine_drop_no_move(struct order_set *merged);
@@ -295,10 +318,12 @@ int guard_password_right(struct engine *e, const char *who, bool own, char **err
  * battle result lines go to the battle waiting for them, and the year moves
  * on with the new orders. *note (allocated, or NULL) is a sentence for the
  * acknowledgement (e.g. why a report was refused); *refused tells whether
- * the mail's battle result lines were not used. Returns 0, or -1 with
- * *errstr on a database error. */
+ * the mail's battle result lines were not used, *for_errors whether that
+ * was for the mail's lines in error (a battle was waiting for them).
+ * Returns 0, or -1 with *errstr on a database error. */
 int engine_year_after_orders(struct engine *e, int player, const struct order_set *set,
-			     int64_t now, char **note, bool *refused, char **errstr);
+			     int64_t now, char **note, bool *refused, bool *for_errors,
+			     char **errstr);
 /* Before a player's orders are merged: movement orders for a turn of his
  * that is over are marked in error saying so (year_orders_too_late);
  * *turn_over tells whether it is (his movement order, carried out, is no

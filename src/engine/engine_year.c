@@ -445,7 +445,8 @@ int engine_year_orders_too_late(struct engine *e, const struct campaign *c, int 
 }
 
 int engine_year_after_orders(struct engine *e, int player, const struct order_set *set,
-			     int64_t now, char **note, bool *refused, char **errstr)
+			     int64_t now, char **note, bool *refused, bool *for_errors,
+			     char **errstr)
 {
 	struct yctx y;
 	int rc = -1;
@@ -453,6 +454,7 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 	json_t *asked_before = NULL;
 	*note = NULL;
 	*refused = false;
+	*for_errors = false;
 	if (yctx_open(&y, e, now, false, errstr) != 0)
 		goto done;
 	bool battle = year_set_has_battle_lines(set);
@@ -472,6 +474,9 @@ int engine_year_after_orders(struct engine *e, int player, const struct order_se
 		if (year_battle_report(&y.run, player, false, set, why, sizeof why) != 0) {
 			*note = xasprintf("Your battle result was not used: %s.", why);
 			*refused = true;
+			/* year_battle_take_report: with a battle waiting, lines in
+			 * error refuse the report before anything else */
+			*for_errors = set->errors > 0 && y.st.step == YEAR_BATTLE;
 		}
 		else if (as)
 			*note = xasprintf("Your battle result was recorded as:\n\n%s", as);

@@ -4,6 +4,8 @@
 #include "engine/player_status.h"
 #include "engine/awaited.h"
 #include "engine/engine_year_p.h"
+#include "engine/engine_p.h"
+#include "base/timefmt.h"
 #include "dbm/orders.h"
 #include "dbm/year.h"
 #include "base/util.h"
@@ -83,6 +85,18 @@ json_t *engine_player_status(struct engine *e, int player, int64_t now, char **e
 	strbuf_free(&held);
 	if (pl->overlord != NO_INDEX)
 		json_object_set_new(d, "overlord", json_string(nation(c, pl->overlord)));
+	/* his stand-in goes on acting until the date (a STATUS does not end it) */
+	struct store_stand_in si = {0};
+	bool found = false;
+	if (!y.err && store_stand_in_get(e->store, pl->key, &si, &found, &y.err) == STORE_OK &&
+	    found && engine_stand_in_lasts(&si, now)) {
+		char until[64];
+		char *who = engine_stand_in_who(&si);
+		json_object_set_new(d, "stand_in", json_pack("{s:s, s:s}", "who", who, "until",
+			timefmt_local(si.until_at, c->timezone, until, sizeof until)));
+		free(who);
+	}
+	store_stand_in_free(&si);
 
 	json_t *out = json_array(), *in = json_array();
 	for (size_t k = 0; k < c->contingent_count; k++) {

@@ -23,7 +23,8 @@
  *   "positions": year_positions_json's, as the year's mails give them,
  *   "provinces_text": his provinces, home ones starred,
  *   "your_requests": the requests without deadline that concern them,
- *   "has_requests". */
+ *   "has_requests",
+ *   "stand_in": {"who", "until"} while a stand-in acts for them. */
 json_t *engine_player_status(struct engine *e, int player, int64_t now, char **errstr);
 
 #endif

@@ -309,6 +309,37 @@ static bool holds_orders(const struct order_set *set)
 	return false;
 }
 
+/* The player's own mail that gave no order (STATUS, MAP, HELP, or only
+ * lines in error) and names or ends no stand-in: the stand-in who lasts
+ * goes on, said with until when and how to take over again. */
+static int goes_on(struct engine *e, const struct campaign *c, int player,
+		   const struct order_set *set, int64_t now, char **note, char **errstr)
+{
+	for (size_t i = 0; i < set->count; i++)
+		if (set->orders[i].kind == ORDER_STAND_IN && set->orders[i].status == ORDER_OK)
+			return 0;
+	struct store_stand_in si;
+	bool found = false;
+	if (store_stand_in_get(e->store, c->players[player].key, &si, &found, errstr) !=
+	    STORE_OK)
+		return -1;
+	if (found && engine_stand_in_lasts(&si, now)) {
+		char until[64];
+		char *who = engine_stand_in_who(&si);
+		char *s = xasprintf("%s goes on standing in for you until %s: their orders count "
+				    "as yours. This mail gave no order, so it did not end the "
+				    "stand-in; to take over again before then, send your orders "
+				    "yourself (any order accepted ends it) or STAND-IN END.",
+				    who, timefmt_local(si.until_at, c->timezone, until,
+						       sizeof until));
+		note_add(note, s);
+		free(s);
+		free(who);
+	}
+	store_stand_in_free(&si);
+	return 0;
+}
+
 int engine_stand_in_mail(struct engine *e, const struct campaign *c, int player,
 			 const struct store_stand_in *acting, struct order_set *set, int64_t now,
 			 char **note, char **errstr)
@@ -390,6 +421,8 @@ int engine_stand_in_mail(struct engine *e, const struct campaign *c, int player,
 		free(refusal);
 		free(understood);
 	}
+	if (!acting && !holds_orders(set))
+		return goes_on(e, c, player, set, now, note, errstr);
 	return 0;
 }
 
@@ -699,7 +732,9 @@ int engine_stand_in_ack_player(struct engine *e, const struct campaign *c, int p
 {
 	const struct player *pl = &c->players[player];
 	char *token = xasprintf("%s.player", ack->token);
-	char *subject = xasprintf("Orders given for %s by the stand-in", nation_of(pl));
+	bool asks = json_is_true(json_object_get(ack->data, "only_asks"));
+	char *subject = xasprintf(asks ? "Asked for %s by the stand-in"
+				       : "Orders given for %s by the stand-in", nation_of(pl));
 	json_t *data = json_deep_copy(ack->data);
 	json_object_set_new(data, "to_player", json_true());
 	struct reply r = *ack;

@@ -479,7 +479,9 @@ static void test_refused_report_is_an_error(void **state)
 	assert_has_not(text, "Every line of your mail was understood");
 	assert_has_not(text, "Errors: 0");
 	assert_has(text, "3 lines of your mail could not be accepted: see below.");
-	assert_has(text, "A battle report is taken whole or not at all");
+	assert_has(text, "the report is not recorded: send the whole report again");
+	assert_int_equal(maildir_count(text, "send the whole report again"), 1);
+	assert_has(text, "The rest of your mail was taken as shown below.");
 	assert_has(text, "  3: BATTLE AT Paris\n        ERROR: not used: the battle result was "
 			 "refused");
 	assert_has(text, "Errors: 3");
@@ -505,6 +507,7 @@ static void test_costs_after_the_mail(void **state)
 	assert_has(reply, "Your battle result was recorded");
 	assert_has(reply, "-> at most 1 stage from Paris (where your army stands now)");
 	assert_has_not(reply, "from Calais (where your army stands now)");
+	assert_has_not(reply, "your army is in Calais");
 	free(reply);
 }
 
@@ -521,10 +524,12 @@ static void test_report_with_one_line_in_error(void **state)
 		    "IN STORM HALT\nBATTLE AT Paris\nWINNER france\nDESTROYED burgundy 4 Kn(S)\n"
 		    "FLED burgundy 2 Mounted archers\n", NOW + HOUR));
 	char *text = last_ack(f, BURGUNDY);
-	assert_has(text, "your mail has 1 line in error, so the report is not recorded");
+	assert_has(text, "line 6 of your mail is in error, and a report is taken whole or not "
+			 "at all: send the whole report again, corrected.");
 	assert_has(text, "1 line of your mail could not be accepted: see below.");
 	assert_has(text, "  3: BATTLE AT Paris\n        NOT USED: the battle report was refused "
-			 "for its line in error (see above)\n");
+			 "for line 6, in error\n");
+	assert_has(text, "The rest of your mail was taken as shown below.");
 	assert_has(text, "  5: DESTROYED burgundy 4 Kn(S)\n        NOT USED:");
 	assert_has(text, "  6: FLED burgundy 2 Mounted archers\n        ERROR: ");
 	assert_has(text, "Errors: 1\n");
@@ -1226,7 +1231,8 @@ static void test_standing_order_cost(void **state)
  * it is for (Burgundy's in Artois, 3 stages from France's in Paris, and a
  * contingent moves at most 2) is not acknowledged as fine: the ack says it
  * cannot reach, why (the rules' own check, as when it is sent), and what
- * happens instead, in the lines of the mail and in the orders that stand. */
+ * happens instead, under its line of the mail, once (issue 13: the orders
+ * that stand are a plain list). */
 static void test_contingent_that_cannot_reach(void **state)
 {
 	struct test_engine *f = *state;
@@ -1241,8 +1247,13 @@ static void test_contingent_that_cannot_reach(void **state)
 		"goes: Burgundy fights without it (the order stays for a later call)\n";
 	const char *first = strstr(reply, why);
 	assert_non_null(first);
-	assert_non_null(strstr(first + 1, why)); /* the line, then the order that stands */
+	assert_null(strstr(first + 1, why)); /* said once */
+	const char *current = strstr(reply, "Your current orders");
+	assert_non_null(current);
+	assert_true(first < current); /* under the line of the mail */
 	assert_has(reply, instead);
+	assert_has(current, "  CONTINGENT FOR burgundy WITH 1 Cv(O) general, 2 Kn(F)\n");
+	assert_has_not(current, "->");
 	assert_has(reply, "-> contingent of 43 AP (at most 80) with 1 general\n");
 	free(reply);
 }
