@@ -505,6 +505,18 @@ static int front_latest(struct site *s, json_t *data, int year)
 	return rc;
 }
 
+/* Prestige over the years, drawn: for the front page and prestige.svg.
+ * Caller frees. */
+static char *prestige_chart(struct site *s)
+{
+	json_t *history = diary_prestige_history(s->c, s->events);
+	char *title = xasprintf("Prestige in %s", s->c->name ? s->c->name : "the campaign");
+	char *svg = map_svg_prestige_chart(history, title);
+	free(title);
+	json_decref(history);
+	return svg;
+}
+
 static int publish_index(struct site *s)
 {
 	int year = json_array_size(s->years)
@@ -528,6 +540,9 @@ static int publish_index(struct site *s)
 	json_decref(marks);
 	json_object_set_new(data, "map_svg", inline_svg(map));
 	json_object_set_new(data, "map_href", json_string("map.svg"));
+	char *chart = prestige_chart(s);
+	json_object_set_new(data, "prestige_svg", inline_svg(chart));
+	free(chart);
 	if (rc == 0)
 		rc = write_atomic(s, "map.svg", map, strlen(map));
 	free(map);
@@ -539,13 +554,9 @@ static int publish_index(struct site *s)
 
 static int publish_chart(struct site *s)
 {
-	json_t *history = diary_prestige_history(s->c, s->events);
-	char *title = xasprintf("%s: prestige", s->c->name ? s->c->name : "Campaign");
-	char *svg = map_svg_prestige_chart(history, title);
+	char *svg = prestige_chart(s);
 	int rc = write_atomic(s, "prestige.svg", svg, strlen(svg));
 	free(svg);
-	free(title);
-	json_decref(history);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "text/map_svg.h"
+#include "text/map_layout_p.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -21,6 +22,9 @@
 #define LEGEND_SIZE 13.0
 #define LEGEND_ROW 20.0
 #define BATTLE_COLOUR "#a01010"
+#define LABEL_SIZE 13.0
+#define LABEL_BELOW (PROVINCE_RADIUS + 17) /* a name's baseline below its province */
+#define SIEGE_RING (PROVINCE_RADIUS + 10)  /* the besieger's ring round a province */
 
 void map_svg_options_default(struct map_svg_options *o)
 {
@@ -173,7 +177,7 @@ static const char *player_nation(const struct campaign *c, int player)
 	return p->nation ? p->nation : p->key ? p->key : "?";
 }
 
-static void province_svg(struct strbuf *sb, const struct campaign *c, size_t i)
+static void province_svg(struct strbuf *sb, const struct campaign *c, size_t i, double label_dy)
 {
 	const struct province *p = &c->provinces[i];
 	double x = coord(p->x), y = coord(p->y);
@@ -214,8 +218,12 @@ static void province_svg(struct strbuf *sb, const struct campaign *c, size_t i)
 	/* The label twice: a pale halo under the dark text keeps it legible on
 	 * any background (paint-order is not SVG 1.1). */
 	for (int halo = 1; halo >= 0; halo--) {
-		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-family=\"Georgia, serif\" font-size=\"13\"%s>",
-			      x, y + PROVINCE_RADIUS + 17,
+		if (!halo)
+			strbuf_printf(sb, "<text id=\"label-%zu\"", i);
+		else
+			strbuf_puts(sb, "<text");
+		strbuf_printf(sb, " x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-family=\"Georgia, serif\" font-size=\"13\"%s>",
+			      x, y + label_dy,
 			      halo ? " fill=\"#fffaf0\" stroke=\"#fffaf0\" stroke-width=\"4\" stroke-linejoin=\"round\""
 				   : " fill=\"#1a1a1a\"");
 		map_svg_escape(sb, p->name);
@@ -224,7 +232,105 @@ static void province_svg(struct strbuf *sb, const struct campaign *c, size_t i)
 	strbuf_puts(sb, "</g>\n");
 }
 
-static void sieges_svg(struct strbuf *sb, const struct campaign *c)
+/* Crossed swords: a battle this year. `id` is the mark's (or ""), on the
+ * ring round the swords (which holds them). */
+static void swords_svg(struct strbuf *sb, double cx, double cy, const char *id)
+{
+	strbuf_printf(sb, "<circle%s cx=\"%.1f\" cy=\"%.1f\" r=\"11\" fill=\"#fffaf0\" stroke=\"" BATTLE_COLOUR "\" stroke-width=\"1.5\"/>"
+			  "<path d=\"M%.1f %.1fl12 12M%.1f %.1fl-12 12M%.1f %.1fl4 -4M%.1f %.1fl-4 -4\" stroke=\"" BATTLE_COLOUR "\" stroke-width=\"2.5\" stroke-linecap=\"round\" fill=\"none\"/>",
+		      id, cx, cy, cx - 6, cy - 6, cx + 6, cy - 6, cx + 2, cy + 6, cx - 2, cy + 6);
+}
+
+/* A small tower: a city besieged. `id` as for swords_svg. */
+static void tower_svg(struct strbuf *sb, double x, double y, const char *fill, const char *id)
+{
+	strbuf_printf(sb, "<path%s d=\"M%.1f %.1fh10v-10h-2v3h-2v-3h-2v3h-2v-3h-2z\" fill=\"%s\"/>", id,
+		      x, y, fill);
+}
+
+static bool besieged_now(const struct campaign *c, int province)
+{
+	for (size_t i = 0; i < c->siege_count; i++)
+		if (c->sieges[i].province == province)
+			return true;
+	return false;
+}
+
+/* Where everything goes: each province's disc (with its rings) and name,
+ * then the marks placed round them as they are drawn, so that no mark
+ * covers a name (map_layout). */
+struct plan {
+	struct map_layout layout;
+	size_t *disc;     /* each province's disc: its box number */
+	double *radius;   /* its radius, with the rings round it */
+	double *label_dy; /* its name's baseline, below its centre */
+	size_t marks;     /* marks placed so far (their ids) */
+};
+
+static void plan_build(struct plan *pl, const struct campaign *c, const struct map_svg_options *o)
+{
+	size_t n = c->province_count ? c->province_count : 1;
+	map_layout_init(&pl->layout);
+	pl->disc = xcalloc(n, sizeof *pl->disc);
+	pl->radius = xcalloc(n, sizeof *pl->radius);
+	pl->label_dy = xcalloc(n, sizeof *pl->label_dy);
+	pl->marks = 0;
+	for (size_t i = 0; i < c->province_count; i++) {
+		const struct province *p = &c->provinces[i];
+		double x = coord(p->x), y = coord(p->y);
+		bool home = p->home_of >= 0 && (size_t)p->home_of < c->player_count;
+		bool besieged = o->show_sieges && besieged_now(c, (int)i);
+		/* the outer edge of the outermost ring, its stroke included;
+		 * a besieged province's name goes below the besieger's ring */
+		double r = besieged ? SIEGE_RING + 2 : home ? PROVINCE_RADIUS + 6.25 : PROVINCE_RADIUS + 1;
+		pl->radius[i] = r;
+		pl->label_dy[i] = besieged ? SIEGE_RING + 16 : LABEL_BELOW;
+		pl->disc[i] = map_layout_add(&pl->layout, MAP_BOX_DISC,
+					     (struct map_box){x - r, y - r, x + r, y + r});
+		/* the name, its halo included: from above the accents of its
+		 * capitals to below its descenders */
+		double half = text_width(p->name, LABEL_SIZE) / 2 + 2, base = y + pl->label_dy[i];
+		map_layout_add(&pl->layout, MAP_BOX_LABEL,
+			       (struct map_box){x - half, base - LABEL_SIZE - 2, x + half, base + 6});
+	}
+}
+
+static void plan_free(struct plan *pl)
+{
+	map_layout_free(&pl->layout);
+	free(pl->disc);
+	free(pl->radius);
+	free(pl->label_dy);
+}
+
+/* Places a w x h mark for province pi, at (px, py) if that is free; a
+ * line leads to it from its province when it had to go farther off.
+ * Returns the box, and in `id` the attribute naming the mark ("mark-N")
+ * for the shape that holds the rest of it. */
+static struct map_box mark_place(struct strbuf *sb, struct plan *pl, const struct campaign *c,
+				 int pi, double w, double h, double px, double py,
+				 enum map_side side, char id[32])
+{
+	const struct province *p = &c->provinces[pi];
+	double x = coord(p->x), y = coord(p->y), r = pl->radius[pi];
+	bool far = false;
+	struct map_box b = map_layout_place(&pl->layout, pl->disc[pi], x, y, r, w, h, px, py, side,
+					    &far);
+	if (far) {
+		double mx = (b.x0 + b.x1) / 2, my = (b.y0 + b.y1) / 2;
+		double dx = mx - x, dy = my - y, d = sqrt(dx * dx + dy * dy);
+		/* to the edge of the mark's box nearest the province */
+		double ex = x < b.x0 ? b.x0 : x > b.x1 ? b.x1 : x;
+		double ey = y < b.y0 ? b.y0 : y > b.y1 ? b.y1 : y;
+		if (d > 0)
+			strbuf_printf(sb, "<line class=\"leader\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\" stroke-width=\"1\"/>",
+				      x + dx / d * r, y + dy / d * r, ex, ey);
+	}
+	snprintf(id, 32, " id=\"mark-%zu\"", pl->marks++);
+	return b;
+}
+
+static void sieges_svg(struct strbuf *sb, const struct campaign *c, struct plan *pl)
 {
 	strbuf_puts(sb, "<g id=\"sieges\">\n");
 	for (size_t i = 0; i < c->siege_count; i++) {
@@ -240,15 +346,18 @@ static void sieges_svg(struct strbuf *sb, const struct campaign *c)
 		strbuf_printf(sb, " (%d failed round%s)</title>", s->rounds_failed,
 			      s->rounds_failed == 1 ? "" : "s");
 		strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"4\" stroke-dasharray=\"3 3\"/>",
-			      x, y, PROVINCE_RADIUS + 10, player_colour(s->besieger));
+			      x, y, SIEGE_RING, player_colour(s->besieger));
 		/* A small black tower above the province: the city holding out. */
-		strbuf_printf(sb, "<path d=\"M%.1f %.1fh10v-10h-2v3h-2v-3h-2v3h-2v-3h-2z\" fill=\"#111111\"/></g>\n",
-			      x - 5, y - PROVINCE_RADIUS - 12);
+		char id[32];
+		struct map_box b = mark_place(sb, pl, c, s->province, 10, 10, x - 5,
+					      y - PROVINCE_RADIUS - 22, MAP_NORTH, id);
+		tower_svg(sb, b.x0, b.y1, "#111111", id);
+		strbuf_puts(sb, "</g>\n");
 	}
 	strbuf_puts(sb, "</g>\n");
 }
 
-static void armies_svg(struct strbuf *sb, const struct campaign *c)
+static void armies_svg(struct strbuf *sb, const struct campaign *c, struct plan *plan)
 {
 	strbuf_puts(sb, "<g id=\"armies\">\n");
 	int *stacked = xcalloc(c->province_count ? c->province_count : 1, sizeof *stacked);
@@ -266,8 +375,14 @@ static void armies_svg(struct strbuf *sb, const struct campaign *c)
 		strbuf_puts(sb, "<g class=\"army\"><title>");
 		map_svg_escape(sb, player_nation(c, (int)i));
 		strbuf_printf(sb, "'s field army: %s AP</title>", ap);
-		strbuf_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"17\" rx=\"4\" fill=\"%s\" stroke=\"#111111\" stroke-width=\"1\"/>",
-			      x, y, width, player_colour((int)i));
+		/* the badge's box, its edge's stroke included */
+		char id[32];
+		struct map_box b = mark_place(sb, plan, c, pl->location, width + 1, 18, x - 0.5,
+					      y - 0.5, MAP_EAST, id);
+		x = b.x0 + 0.5;
+		y = b.y0 + 0.5;
+		strbuf_printf(sb, "<rect%s x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"17\" rx=\"4\" fill=\"%s\" stroke=\"#111111\" stroke-width=\"1\"/>",
+			      id, x, y, width, player_colour((int)i));
 		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\" font-weight=\"bold\" fill=\"#ffffff\">%s</text></g>\n",
 			      x + 7, y + 13, ap);
 	}
@@ -293,30 +408,8 @@ static bool mark_is(const json_t *mark, const char *kind)
 	return k && strcmp(k, kind) == 0;
 }
 
-static bool besieged_now(const struct campaign *c, int province)
-{
-	for (size_t i = 0; i < c->siege_count; i++)
-		if (c->sieges[i].province == province)
-			return true;
-	return false;
-}
-
-/* Crossed swords: a battle this year. */
-static void swords_svg(struct strbuf *sb, double cx, double cy)
-{
-	strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"11\" fill=\"#fffaf0\" stroke=\"" BATTLE_COLOUR "\" stroke-width=\"1.5\"/>"
-			  "<path d=\"M%.1f %.1fl12 12M%.1f %.1fl-12 12M%.1f %.1fl4 -4M%.1f %.1fl-4 -4\" stroke=\"" BATTLE_COLOUR "\" stroke-width=\"2.5\" stroke-linecap=\"round\" fill=\"none\"/>",
-		      cx, cy, cx - 6, cy - 6, cx + 6, cy - 6, cx + 2, cy + 6, cx - 2, cy + 6);
-}
-
-/* A small tower: a city besieged. */
-static void tower_svg(struct strbuf *sb, double x, double y, const char *fill)
-{
-	strbuf_printf(sb, "<path d=\"M%.1f %.1fh10v-10h-2v3h-2v-3h-2v3h-2v-3h-2z\" fill=\"%s\"/>", x, y,
-		      fill);
-}
-
-static void marks_svg(struct strbuf *sb, const struct campaign *c, const json_t *marks)
+static void marks_svg(struct strbuf *sb, const struct campaign *c, const json_t *marks,
+		      struct plan *pl)
 {
 	strbuf_puts(sb, "<g id=\"marks\">\n");
 	size_t i;
@@ -335,17 +428,32 @@ static void marks_svg(struct strbuf *sb, const struct campaign *c, const json_t 
 		const char *title = json_string_value(json_object_get(m, "title"));
 		map_svg_escape(sb, title ? title : p->name);
 		strbuf_puts(sb, "</title>");
-		if (battle)
-			swords_svg(sb, x - PROVINCE_RADIUS - 8, y - PROVINCE_RADIUS - 6);
-		else
-			tower_svg(sb, x - 5, y - PROVINCE_RADIUS - 12, "#6b6b6b");
+		/* the swords' ring (radius 11) with its edge; the tower */
+		char id[32];
+		if (battle) {
+			struct map_box b = mark_place(sb, pl, c, pi, 24, 24, x - PROVINCE_RADIUS - 20,
+						      y - PROVINCE_RADIUS - 18, MAP_NORTH_WEST, id);
+			swords_svg(sb, b.x0 + 12, b.y0 + 12, id);
+		} else {
+			struct map_box b = mark_place(sb, pl, c, pi, 10, 10, x - 5,
+						      y - PROVINCE_RADIUS - 22, MAP_NORTH, id);
+			tower_svg(sb, b.x0, b.y1, "#6b6b6b", id);
+		}
 		strbuf_puts(sb, "</g>\n");
 	}
 	strbuf_puts(sb, "</g>\n");
 }
 
 /* The legend's lines, so that its box can be sized before it is drawn. */
-enum legend_symbol { SYM_PLAYER, SYM_NEUTRAL, SYM_INVIOLATE, SYM_HOME, SYM_BATTLE, SYM_SIEGE };
+enum legend_symbol {
+	SYM_PLAYER,
+	SYM_NEUTRAL,
+	SYM_INVIOLATE,
+	SYM_HOME,
+	SYM_SEA,
+	SYM_BATTLE,
+	SYM_SIEGE
+};
 
 struct legend_row {
 	enum legend_symbol symbol;
@@ -383,6 +491,11 @@ static void legend_build(struct legend *l, const struct campaign *c, const json_
 	legend_add(l, SYM_NEUTRAL, -1, xstrdup("neutral"));
 	legend_add(l, SYM_INVIOLATE, -1, xstrdup("inviolate neutral"));
 	legend_add(l, SYM_HOME, -1, xstrdup("ringed: home province"));
+	for (size_t i = 0; i < c->route_count; i++)
+		if (c->routes[i].sea) {
+			legend_add(l, SYM_SEA, -1, xstrdup("sea route"));
+			break;
+		}
 	bool battles = false, sieges = c->siege_count > 0;
 	json_int_t year = 0;
 	size_t i;
@@ -438,13 +551,17 @@ static void legend_svg(struct strbuf *sb, const struct legend *l, const struct b
 					  "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" stroke=\"#222222\" stroke-width=\"2\"/>",
 				      cx, ly, cx, ly);
 			break;
+		case SYM_SEA:
+			strbuf_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" SEA_COLOUR "\" stroke-width=\"2.5\" stroke-dasharray=\"9 6\"/>",
+				      cx - 11, ly, cx + 11, ly);
+			break;
 		case SYM_BATTLE:
-			swords_svg(sb, cx, ly);
+			swords_svg(sb, cx, ly, "");
 			break;
 		case SYM_SIEGE:
 			strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" stroke=\"#222222\" stroke-width=\"2\" stroke-dasharray=\"3 3\"/>",
 				      cx, ly);
-			tower_svg(sb, cx - 5, ly + 4, "#111111");
+			tower_svg(sb, cx - 5, ly + 4, "#111111", "");
 			break;
 		}
 		strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, ly + 4);
@@ -461,7 +578,34 @@ char *map_svg(const struct campaign *c, const struct map_svg_options *o)
 		map_svg_options_default(&defaults);
 		o = &defaults;
 	}
+	/* The map itself first: where its marks go decides its bounds. */
+	struct plan plan;
+	plan_build(&plan, c, o);
+	struct strbuf body = {0};
+	routes_svg(&body, c);
+	strbuf_puts(&body, "<g id=\"provinces\">\n");
+	for (size_t i = 0; i < c->province_count; i++)
+		province_svg(&body, c, i, plan.label_dy[i]);
+	strbuf_puts(&body, "</g>\n");
+	if (o->show_sieges)
+		sieges_svg(&body, c, &plan);
+	if (o->marks)
+		marks_svg(&body, c, o->marks, &plan);
+	if (o->show_armies)
+		armies_svg(&body, c, &plan);
 	struct bounds b = map_bounds(c);
+	if (plan.layout.any) {
+		const struct map_box *e = &plan.layout.extent;
+		if (e->x0 - 10 < b.min_x)
+			b.min_x = e->x0 - 10;
+		if (e->y0 - 10 - TITLE_BAND < b.min_y)
+			b.min_y = e->y0 - 10 - TITLE_BAND;
+		if (e->x1 + 10 > b.max_x)
+			b.max_x = e->x1 + 10;
+		if (e->y1 + 10 > b.max_y)
+			b.max_y = e->y1 + 10;
+	}
+	plan_free(&plan);
 	struct legend legend;
 	legend_build(&legend, c, o->marks);
 	char *title = o->title ? xstrdup(o->title)
@@ -498,22 +642,36 @@ char *map_svg(const struct campaign *c, const struct map_svg_options *o)
 		      b.min_x + 10, b.min_y + 26, TITLE_SIZE);
 	map_svg_escape(&sb, title);
 	strbuf_puts(&sb, "</text>\n");
-	routes_svg(&sb, c);
-	strbuf_puts(&sb, "<g id=\"provinces\">\n");
-	for (size_t i = 0; i < c->province_count; i++)
-		province_svg(&sb, c, i);
-	strbuf_puts(&sb, "</g>\n");
-	if (o->show_sieges)
-		sieges_svg(&sb, c);
-	if (o->marks)
-		marks_svg(&sb, c, o->marks);
-	if (o->show_armies)
-		armies_svg(&sb, c);
+	strbuf_append(&sb, body.data ? body.data : "", body.len);
+	strbuf_free(&body);
 	legend_svg(&sb, &legend, &b);
 	strbuf_puts(&sb, "</svg>\n");
 	legend_free(&legend);
 	free(title);
 	return strbuf_take(&sb);
+}
+
+#define CHART_TITLE_SIZE 16.0
+#define CHART_LEGEND_ROW 22.0
+#define CHART_TIE_GAP 4.0 /* between lines of the same value */
+
+/* Players with the same total in a year would draw one line over
+ * another: each is moved a few units up or down (the first player of the
+ * tie highest), so that every line shows, the tie centred on its value. */
+static double tied_offset(const json_t *players, size_t player, size_t year)
+{
+	json_int_t mine = json_integer_value(
+		json_array_get(json_object_get(json_array_get(players, player), "totals"), year));
+	size_t before = 0, tied = 0, i;
+	json_t *pl;
+	json_array_foreach((json_t *)players, i, pl) {
+		json_int_t v = json_integer_value(json_array_get(json_object_get(pl, "totals"), year));
+		if (v != mine)
+			continue;
+		tied++;
+		before += i < player;
+	}
+	return ((double)before - (double)(tied - 1) / 2) * CHART_TIE_GAP;
 }
 
 char *map_svg_prestige_chart(const json_t *history, const char *title)
@@ -560,14 +718,30 @@ char *map_svg_prestige_chart(const json_t *history, const char *title)
 	const double left = 60, upper = 40, lower = 50, plot_w = 560, plot_h = 300;
 	const double right = 40 + 20 + legend_w;
 	double width = left + plot_w + right, height = upper + plot_h + lower;
+	/* The title above the plot and the legend beside it stay inside. */
+	const char *heading = title ? title : "Prestige";
+	if (width < 20 + text_width(heading, CHART_TITLE_SIZE))
+		width = 20 + text_width(heading, CHART_TITLE_SIZE);
+	double legend_end = upper + 10 + CHART_LEGEND_ROW * (double)json_array_size(players);
+	if (height < legend_end + 10)
+		height = legend_end + 10;
 	double step = ny > 1 ? plot_w / (double)(ny - 1) : 0;
+	/* A year's label every so many years, so that they do not run into
+	 * one another on a long campaign. */
+	size_t every = 1;
+	while (step * (double)every < 44 && every < ny)
+		every++;
 	struct strbuf sb = {0};
 	strbuf_printf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 			   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"Georgia, serif\" font-size=\"13\">\n<title>",
 		      width, height, width, height);
-	map_svg_escape(&sb, title ? title : "Prestige");
+	map_svg_escape(&sb, heading);
 	strbuf_printf(&sb, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fffaf0\"/>\n",
 		      width, height);
+	strbuf_printf(&sb, "<text id=\"chart-title\" x=\"10\" y=\"22\" font-size=\"%.0f\" fill=\"#5a1a1a\">",
+		      CHART_TITLE_SIZE);
+	map_svg_escape(&sb, heading);
+	strbuf_puts(&sb, "</text>\n");
 	/* Axes and a grid line at every tick. */
 	for (int g = 0; g <= ticks; g++) {
 		double y = upper + plot_h - plot_h * g / (double)ticks;
@@ -577,6 +751,10 @@ char *map_svg_prestige_chart(const json_t *history, const char *title)
 			      tick * g);
 	}
 	json_array_foreach((json_t *)years, k, v) {
+		if (k % every && k + 1 != ny)
+			continue;
+		if (k + 1 == ny && k % every && (double)(k % every) * step < 44)
+			continue; /* the last year too close to the one labelled before */
 		double x = left + step * (double)k;
 		strbuf_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%lld</text>\n",
 			      x, upper + plot_h + 20, (long long)json_integer_value(v));
@@ -595,14 +773,17 @@ char *map_svg_prestige_chart(const json_t *history, const char *title)
 			strbuf_printf(&sb, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"3\" points=\"", colour);
 			json_array_foreach((json_t *)totals, k, v)
 				strbuf_printf(&sb, "%s%.1f,%.1f", k ? " " : "", left + step * (double)k,
-					      upper + plot_h - plot_h * (double)json_integer_value(v) / top);
+					      upper + plot_h - plot_h * (double)json_integer_value(v) / top +
+						      tied_offset(players, i, k));
 			strbuf_puts(&sb, "\"/>");
 		}
 		json_array_foreach((json_t *)totals, k, v)
 			strbuf_printf(&sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>",
 				      left + (ny > 1 ? step * (double)k : plot_w / 2),
-				      upper + plot_h - plot_h * (double)json_integer_value(v) / top, colour);
-		double ly = upper + 10 + 22.0 * (double)i;
+				      upper + plot_h - plot_h * (double)json_integer_value(v) / top +
+					      tied_offset(players, i, k),
+				      colour);
+		double ly = upper + 10 + CHART_LEGEND_ROW * (double)i;
 		strbuf_printf(&sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
 			      left + plot_w + 20, ly - 11, colour, left + plot_w + 40, ly);
 		map_svg_escape(&sb, nation);

@@ -3,7 +3,8 @@
  * in their nation's colour, neutrals grey and inviolate neutrals hatched,
  * land routes solid and sea routes dashed blue, field armies with their
  * army points, sieges under way, the year's battles and sieges (marks),
- * a title above and a legend below, sized to hold its longest line.
+ * a title above and a legend below, sized to hold its longest line. No
+ * mark covers a province's name (map_layout_p.h).
  * Pure: no I/O; the optional background image is only referred to by
  * name. Every name is escaped. */
 #ifndef CAMPAIGN_MAP_SVG_H
@@ -35,7 +36,9 @@ void map_svg_options_default(struct map_svg_options *o);
 char *map_svg(const struct campaign *c, const struct map_svg_options *o);
 
 /* A line chart of prestige over the years, one line per player in its
- * colour, with a legend giving each player's latest total. `history` is
+ * colour (players tied in a year drawn a little apart there, so every line
+ * shows), titled `title` (NULL: "Prestige") above, with a legend giving
+ * each player's latest total inside the chart. `history` is
  * diary_prestige_history's document. Returns the malloc'd SVG document. */
 char *map_svg_prestige_chart(const json_t *history, const char *title);
 

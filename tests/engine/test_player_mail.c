@@ -397,6 +397,8 @@ static void test_map(void **state)
 	assert_non_null(strstr(svg, "<svg"));
 	assert_non_null(strstr(svg, "</svg>"));
 	assert_non_null(strstr(svg, "Dijon"));
+	/* its legend explains the dashed line to the island */
+	assert_non_null(strstr(svg, ">sea route</text>"));
 	free(filename);
 	free(svg);
 	free(text);

@@ -1,7 +1,8 @@
 /* The map as PNG: the example campaign's real map rendered by librsvg, read
  * back with cairo and looked at: the PNG signature, the size the SVG gives,
  * the parchment, a province in its owner's colour, the battle mark, the
- * legend's text inside its box even for a long nation name; and what is not
+ * legend's text inside its box even for a long nation name; the prestige
+ * chart's tied lines and title as drawn; and what is not
  * SVG refused with a reason. */
 #include "config.h"
 
@@ -186,6 +187,44 @@ static void test_legend_holds_long_names(void **state)
 	campaign_free(c);
 }
 
+/* The prestige chart as rendered: three players with the same prestige
+ * every year all show (each colour is in the column halfway along), and its
+ * title is drawn above the plot. */
+static void test_chart_ties_show(void **state)
+{
+	(void)state;
+	json_t *h = json_pack("{s:[i,i], s:[{s:{s:s,s:s}, s:[i,i]}, {s:{s:s,s:s}, s:[i,i]},"
+			      " {s:{s:s,s:s}, s:[i,i]}]}",
+			      "years", 1450, 1451, "players",
+			      "player", "nation", "Red", "colour", "#cc0000", "totals", 20, 40,
+			      "player", "nation", "Green", "colour", "#00aa00", "totals", 20, 40,
+			      "player", "nation", "Blue", "colour", "#0000cc", "totals", 20, 40);
+	char *svg = map_svg_prestige_chart(h, "Prestige in Italia");
+	unsigned char *png = NULL;
+	size_t len = 0;
+	char *err = NULL;
+	assert_int_equal(map_png(svg, strlen(svg), 1.0, &png, &len, &err), 0);
+	struct image img;
+	decode(png, len, &img);
+	static const unsigned colours[] = {0xcc0000, 0x00aa00, 0x0000cc};
+	for (size_t i = 0; i < 3; i++) {
+		int seen = 0;
+		for (int y = 40; y < 340; y++)
+			seen += near(pixel(&img, 340, y), colours[i]);
+		if (!seen)
+			fail_msg("the line of #%06x is hidden", colours[i]);
+	}
+	int dark = 0; /* the title's letters, above the highest grid line */
+	for (int y = 5; y < 30; y++)
+		for (int x = 10; x < 150; x++)
+			dark += (pixel(&img, x, y) & 0xff) < 120;
+	assert_true(dark > 50);
+	cairo_surface_destroy(img.surface);
+	free(png);
+	free(svg);
+	json_decref(h);
+}
+
 static void test_not_svg(void **state)
 {
 	(void)state;
@@ -221,6 +260,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_europe_map),
 		cmocka_unit_test(test_legend_holds_long_names),
+		cmocka_unit_test(test_chart_ties_show),
 		cmocka_unit_test(test_not_svg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -211,10 +211,11 @@ static void test_map(void **state)
 	assert_int_equal(count(svg, "class=\"home-ring\""), 2);
 	snprintf(want, sizeof want, "class=\"home-ring\" cx=\"220.0\" cy=\"120.0\" r=\"19.0\" fill=\"none\" stroke=\"%s\"", blue);
 	assert_non_null(strstr(svg, want));
-	/* Routes: two land (solid), two sea (dashed blue). */
+	/* Routes: two land (solid), two sea (dashed blue), and the legend's
+	 * sea route dashed the same. */
 	assert_int_equal(count(svg, "class=\"route land\""), 2);
 	assert_int_equal(count(svg, "class=\"route sea\""), 2);
-	assert_int_equal(count(svg, "stroke-dasharray=\"9 6\""), 2);
+	assert_int_equal(count(svg, "stroke-dasharray=\"9 6\""), 3);
 	/* Armies: Burgundy 480 AP at Dijon, France 474.5 at Paris. */
 	assert_int_equal(count(svg, "class=\"army\""), 2);
 	assert_non_null(strstr(svg, ">480</text>"));
@@ -224,6 +225,16 @@ static void test_map(void **state)
 	assert_non_null(strstr(svg, "Siege of Calais by france (1 failed round)"));
 	snprintf(want, sizeof want, "cx=\"300.0\" cy=\"40.0\" r=\"24.0\" fill=\"none\" stroke=\"%s\"", blue);
 	assert_non_null(strstr(svg, want));
+	/* Calais's name goes below the besieger's ring (its edge at 40 + 26),
+	 * Paris's where names usually go */
+	assert_non_null(strstr(svg, "<text id=\"label-2\" x=\"300.0\" y=\"80.0\""));
+	assert_non_null(strstr(svg, "<text id=\"label-1\" x=\"220.0\" y=\"151.0\""));
+	/* The legend explains the dashed blue sea routes. */
+	const char *sea = strstr(svg, ">sea route</text>");
+	assert_non_null(sea);
+	const char *row = strstr(strstr(svg, "<g id=\"legend\""), "stroke-dasharray=\"9 6\"");
+	assert_non_null(row);
+	assert_true(row < sea);
 	/* No background image unless the campaign names one. */
 	assert_null(strstr(svg, "<image"));
 	free(svg);
@@ -278,6 +289,7 @@ static void test_empty_and_bad_text(void **state)
 	struct campaign *c = campaign_new();
 	char *svg = map_svg(c, NULL);
 	assert_well_formed(svg);
+	assert_null(strstr(svg, "sea route")); /* no sea routes, no legend row */
 	free(svg);
 	/* Invalid UTF-8 and control characters cannot be in XML at all. */
 	struct province *p = campaign_add_province(c);
@@ -306,6 +318,8 @@ static void test_chart(void **state)
 	char *svg = map_svg_prestige_chart(h, "Prestige & <glory>");
 	assert_well_formed(svg);
 	assert_non_null(strstr(svg, "<title>Prestige &amp; &lt;glory&gt;</title>"));
+	/* the title shows above the chart, not only as its tooltip */
+	assert_non_null(strstr(svg, "<text id=\"chart-title\" x=\"10\" y=\"22\" font-size=\"16\" fill=\"#5a1a1a\">Prestige &amp; &lt;glory&gt;</text>"));
 	assert_int_equal(count(svg, "<polyline"), 2);
 	/* The axis tops at 40: Burgundy's 20 in 1452 is halfway up (y = 40 +
 	 * 300 - 150) at the right end (x = 60 + 560). */
@@ -350,6 +364,77 @@ static void test_chart(void **state)
 	campaign_free(c);
 }
 
+/* The points of the polyline after `after`, as written. */
+static char *points_after(const char *svg, const char *after)
+{
+	const char *p = strstr(strstr(svg, after), "points=\"");
+	assert_non_null(p);
+	p += 8;
+	return xstrndup(p, strcspn(p, "\""));
+}
+
+/* Players with the same prestige: their lines drawn apart, 4 units, the
+ * tie centred on its value; a player alone keeps his exact value. Many
+ * players: the legend stays inside the chart. Many years: the labels of
+ * the years do not run together. */
+static void test_chart_ties(void **state)
+{
+	(void)state;
+	json_t *h = json_pack("{s:[i,i,i], s:[{s:{s:s,s:s}, s:[i,i,i]}, {s:{s:s,s:s}, s:[i,i,i]},"
+			      " {s:{s:s,s:s}, s:[i,i,i]}]}",
+			      "years", 1450, 1451, 1452,
+			      "players",
+			      "player", "nation", "A", "colour", "#aa0000", "totals", 20, 40, 40,
+			      "player", "nation", "B", "colour", "#00aa00", "totals", 20, 40, 30,
+			      "player", "nation", "C", "colour", "#0000aa", "totals", 20, 10, 40);
+	char *svg = map_svg_prestige_chart(h, NULL);
+	assert_well_formed(svg);
+	assert_non_null(strstr(svg, ">Prestige</text>"));
+	/* the axis tops at 40: 20 is y 190, 40 is y 40, 30 is 115, 10 is 265;
+	 * in 1450 three tied (-4, 0, +4), in 1451 A and B (-2, +2), in 1452 A
+	 * and C */
+	char *a = points_after(svg, "<title>A</title>");
+	char *b = points_after(svg, "<title>B</title>");
+	char *c = points_after(svg, "<title>C</title>");
+	assert_string_equal(a, "60.0,186.0 340.0,38.0 620.0,38.0");
+	assert_string_equal(b, "60.0,190.0 340.0,42.0 620.0,115.0");
+	assert_string_equal(c, "60.0,194.0 340.0,265.0 620.0,42.0");
+	free(a);
+	free(b);
+	free(c);
+	free(svg);
+	json_decref(h);
+
+	/* 24 players over 40 years */
+	json_t *years = json_array(), *players = json_array();
+	for (int y = 0; y < 40; y++)
+		json_array_append_new(years, json_integer(1450 + y));
+	for (int p = 0; p < 24; p++) {
+		json_t *totals = json_array();
+		for (int y = 0; y < 40; y++)
+			json_array_append_new(totals, json_integer(y * (p % 5)));
+		json_array_append_new(players, json_pack("{s:{s:s,s:s}, s:o}", "player", "nation",
+							 "Somewhere", "colour", "#123456",
+							 "totals", totals));
+	}
+	h = json_pack("{s:o, s:o}", "years", years, "players", players);
+	svg = map_svg_prestige_chart(h, "Prestige");
+	assert_well_formed(svg);
+	double height = strtod(strstr(svg, "height=\"") + 8, NULL);
+	/* the last legend line, at 40 + 10 + 22 * 23 (39 years of 3) */
+	assert_non_null(strstr(svg, "y=\"556.0\">Somewhere (117)</text>"));
+	assert_true(height >= 556 + 5);
+	/* 560 units for 39 intervals: a label every fourth year (57 units
+	 * apart), the last year too close to 1486 to be labelled */
+	assert_non_null(strstr(svg, ">1450</text>"));
+	assert_non_null(strstr(svg, ">1454</text>"));
+	assert_non_null(strstr(svg, ">1486</text>"));
+	assert_null(strstr(svg, ">1451</text>"));
+	assert_null(strstr(svg, ">1489</text>"));
+	free(svg);
+	json_decref(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_map),
 		cmocka_unit_test(test_empty_and_bad_text),
 		cmocka_unit_test(test_chart),
+		cmocka_unit_test(test_chart_ties),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
