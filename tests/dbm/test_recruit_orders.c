@@ -104,14 +104,44 @@ static void test_dismiss_exchange_recruit(void **state)
 	orders_set_free(&set);
 }
 
-/* An EXCHANGE the count check lets through but the rules refuse (the new
- * reserve worth more): it is not carried out, the recruits are, and the
- * ack counted without it and said why. */
+/* The reply refuses an EXCHANGE the rules would refuse at the end of the
+ * phase (the new reserve worth more), with their reason; the recruits
+ * stand, counted without it, and the ack and the phase agree. */
+static void test_exchange_refused_by_the_reply(void **state)
+{
+	struct fx_world *w = *state;
+	struct order_set set;
+	assert_int_equal(orders_parse("EXCHANGE 4 Sp(O) FOR 2 Kn(O)\nRECRUIT 1 Sp(O)\n", w->c,
+				      w->bur, &set), 0);
+	assert_int_equal(orders_validate(&set, w->c, w->bur), 1);
+	assert_int_equal(set.orders[0].status, ORDER_ERROR);
+	assert_string_equal(set.orders[0].error,
+			    "the new reserve is worth 100 AP, more than the 96 AP it replaces (the "
+			    "EXCHANGE lines are carried out together, or none of them)");
+	assert_int_equal(set.orders[1].status, ORDER_OK);
+	json_t *ack = orders_ack_json(&set, &set, w->c, w->bur);
+	assert_false(json_is_true(json_object_get(json_object_get(ack, "list_minimums"),
+						  "has_refused")));
+	json_t *sp = minimum_of(ack, "Sp(O)");
+	assert_int_equal(integer(sp, "in_army"), 19);
+	struct rules_recruit_outcome out;
+	rules_recruit_orders(w->c, w->bur, &set, &w->log, &out);
+	assert_false(out.step[RECRUIT_STEP_EXCHANGE].ordered);
+	assert_false(out.step[RECRUIT_STEP_RECRUIT].refused);
+	assert_int_equal(w->c->players[w->bur].field.count[T_SP], integer(sp, "in_army"));
+	assert_int_equal(w->c->players[w->bur].reserve.count[T_KN], 3);
+	json_decref(ack);
+	orders_set_free(&set);
+}
+
+/* The same EXCHANGE in a set the reply never checked (orders stored
+ * before the campaign changed): it is not carried out, the recruits are,
+ * and the ack counted without it and said why. */
 static void test_exchange_refused_is_counted_without(void **state)
 {
 	struct fx_world *w = *state;
 	struct order_set set;
-	parse(w, "EXCHANGE 4 Sp(O) FOR 2 Kn(O)\nRECRUIT 1 Sp(O)\n", true, &set);
+	parse(w, "EXCHANGE 4 Sp(O) FOR 2 Kn(O)\nRECRUIT 1 Sp(O)\n", false, &set);
 	json_t *ack = orders_ack_json(&set, &set, w->c, w->bur);
 	json_t *mins = json_object_get(ack, "list_minimums");
 	assert_true(json_is_true(json_object_get(mins, "has_refused")));
@@ -237,6 +267,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dismiss_exchange_recruit, setup,
+						fx_world_teardown),
+		cmocka_unit_test_setup_teardown(test_exchange_refused_by_the_reply, setup,
 						fx_world_teardown),
 		cmocka_unit_test_setup_teardown(test_exchange_refused_is_counted_without, setup,
 						fx_world_teardown),

@@ -423,13 +423,12 @@ static void assert_before(const char *text, const char *from, const char *first,
 			 text ? text : "(no mail)");
 }
 
-/* Issue 13: the acknowledgement counts the recruitment by the function
- * the recruitment phase carries it out with (DISMISS, EXCHANGE, RECRUIT):
- * an EXCHANGE that the count of lines lets through but the rules refuse
- * (it would leave Kn(S) below its list minimum) is said to be refused,
- * the army is counted without it (4 Kn(S) left in the reserve, not 1),
- * and the end of the phase does what the reply said. The current orders
- * read in the order they are carried out. */
+/* Issue 13: the reply counts the recruitment by the function the
+ * recruitment phase carries it out with (DISMISS, EXCHANGE, RECRUIT): an
+ * EXCHANGE the rules would refuse there (it would leave Kn(S) below its
+ * list minimum) is refused at once with their reason, the army is counted
+ * without it (4 Kn(S) left in the reserve, not 1), and the end of the
+ * phase does what the reply said, with nothing more to tell. */
 static void test_ack_agrees_with_the_recruitment_carried_out(void **state)
 {
 	struct test_engine *f = *state;
@@ -437,23 +436,19 @@ static void test_ack_agrees_with_the_recruitment_carried_out(void **state)
 	orders(f, "burgundy", "RECRUIT 1 Kn(S)\nEXCHANGE 3 Kn(S) FOR 6 Bw(O)\nDISMISS 1 Bw(O)\n",
 	       NOW + HOUR);
 	char *text = last_mail(BURGUNDY, "Re: orders");
-	assert_has(text, "Every line of your mail was understood.");
-	assert_before(text, "Your current orders", "  DISMISS 1 Bw(O)\n",
-		      "  EXCHANGE 3 Kn(S) FOR 6 Bw(O)\n");
-	assert_before(text, "Your current orders", "  EXCHANGE 3 Kn(S) FOR 6 Bw(O)\n",
-		      "  RECRUIT 1 Kn(S)\n");
+	assert_has(text, "1 line of your mail could not be accepted");
+	assert_has(text, "  3: EXCHANGE 3 Kn(S) FOR 6 Bw(O)\n        ERROR: the army would have "
+			 "17 \"Kn(S)\", below the list minimum of 18 (the EXCHANGE lines are "
+			 "carried out together, or none of them)\n");
+	assert_has_not(text, "the rules refuse");
 	assert_has(text, "Your army list's minimums\n-------------------------\n"
-			 "When the recruitment phase ends, the rules refuse part of your "
-			 "recruitment as it stands, and it is not carried out:\n"
-			 "  your EXCHANGE lines: the army would have 17 \"Kn(S)\", below the "
-			 "list minimum of 18.\n"
 			 "Your recruitment as it stands leaves your army below a list minimum:\n"
 			 "  Kn(S): your army would have 16, 2 short of its list minimum of 18; 2 "
 			 "more from your reserve would cost 24 AP, and 28 AP of your allowance "
 			 "is left: you may add them now.\n"
 			 "What happens: Your recruitment is carried out as it stands when the "
-			 "recruitment phase ends, but for what the rules refuse: nothing is "
-			 "added to fill a list minimum for you, and the army stays short.");
+			 "recruitment phase ends: nothing is added to fill a list minimum for "
+			 "you, and the army stays short.");
 	free(text);
 	orders(f, "france", "NO MOVE\n", NOW + 2 * HOUR);
 	/* carried out as the reply said */
@@ -464,10 +459,7 @@ static void test_ack_agrees_with_the_recruitment_carried_out(void **state)
 	assert_int_equal(c->players[0].field.count[2], 27);
 	assert_int_equal(c->players[0].reserve.count[2], 3);
 	campaign_free(c);
-	text = last_mail(BURGUNDY, "Your order was not carried out");
-	assert_has(text, "Your order\n  EXCHANGE\nwas not carried out: the army would have 17 "
-			 "\"Kn(S)\", below the list minimum of 18.\n");
-	free(text);
+	assert_null(last_mail(BURGUNDY, "Your order was not carried out"));
 }
 
 /* The same three steps, all carried out: the shortfall the reply gives is
@@ -481,6 +473,11 @@ static void test_ack_minimum_after_dismiss_exchange_recruit(void **state)
 	char *text = last_mail(BURGUNDY, "Re: orders");
 	assert_has(text, "Every line of your mail was understood.");
 	assert_has_not(text, "the rules refuse");
+	/* listed in the order they are carried out */
+	assert_before(text, "Your current orders", "  DISMISS 2 Bw(O)\n",
+		      "  EXCHANGE 1 Kn(S) FOR 2 Bw(O)\n");
+	assert_before(text, "Your current orders", "  EXCHANGE 1 Kn(S) FOR 2 Bw(O)\n",
+		      "  RECRUIT 1 Kn(S)\n");
 	/* 15 + 1 recruited; 5 - 1 exchanged - 1 recruited left in the reserve */
 	assert_has(text, "  Kn(S): your army would have 16, 2 short of its list minimum of 18; 2 "
 			 "more from your reserve would cost 24 AP, and 28 AP of your allowance "
