@@ -1,6 +1,8 @@
 /* The list minimums a recruitment leaves unfilled (rules 3.1), for the
- * acknowledgement: what the army would have when the recruitment as it
- * stands is carried out, and what happens then. */
+ * acknowledgement: what the army will have when the recruitment as it
+ * stands is carried out, by the function that carries it out
+ * (rules_recruit_orders) played on a copy of the campaign, and the figures
+ * the ack template words. */
 #include "config.h"
 
 #include "dbm/orders_p.h"
@@ -9,17 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* No army holds more elements of one kind than this; a larger count is no
- * order the check accepted. */
-#define ORDERS_MINIMUMS_MAX_COUNT 10000
-
-/* a + b kept within +-1,000,000 (a set of many lines sums no further) */
-static int add_capped(int a, int b)
-{
-	long long v = (long long)a + b;
-	return v > 1000000 ? 1000000 : v < -1000000 ? -1000000 : (int)v;
-}
 
 /* A mail that changes the recruitment, or says there is none (NO MOVE in
  * the recruitment phase). A RETRIEVE GENERAL of the campaign phase is no
@@ -36,6 +27,51 @@ static bool touches_recruitment(const struct order_set *set, const struct campai
 	return false;
 }
 
+/* The recruitment of `current` carried out on a copy of the campaign, as
+ * the end of the recruitment phase carries it out; before that phase, on
+ * the army as it stands now, without a RETRIEVE GENERAL of the campaign
+ * phase (it comes between turns, not with the recruits). Caller frees. */
+static struct campaign *carried_out(const struct order_set *current, const struct campaign *c,
+				    int player, struct rules_recruit_outcome *out)
+{
+	struct campaign *copy = campaign_copy(c);
+	struct order_set set;
+	orders_set_init(&set);
+	set.player = player;
+	for (size_t i = 0; i < current->count; i++) {
+		const struct order *o = &current->orders[i];
+		if (orders_kind_is_recruitment(o->kind) &&
+		    (o->kind != ORDER_RETRIEVE_GENERAL || c->phase == PHASE_RECRUITMENT))
+			order_copy(orders_set_add(&set), o);
+	}
+	copy->phase = PHASE_RECRUITMENT;
+	struct event_log log;
+	event_log_init(&log);
+	rules_recruit_orders(copy, player, &set, &log, out);
+	event_log_free(&log);
+	orders_set_free(&set);
+	return copy;
+}
+
+/* One element type left below its list minimum: the figures, and which of
+ * the four cases it is (none in the reserve to fill it; all of it may be
+ * added now; some now, the rest at the next recruitment; none now). */
+static json_t *short_line(const struct element_type *t, int after, int spare, int left)
+{
+	int missing = t->list_min - after;
+	int fill = missing < spare ? missing : spare;
+	int cost = fill * t->cost_half_ap;
+	int most_now = t->cost_half_ap > 0 ? left / t->cost_half_ap : 0;
+	char a[16], b[16];
+	return json_pack("{s:s, s:i, s:i, s:i, s:i, s:s, s:s, s:b, s:b, s:i, s:b, s:b}", "label",
+			 t->label, "list_min", t->list_min, "in_army", after, "short", missing,
+			 "from_reserve", fill, "cost_ap", half_ap_format(cost, a), "left_ap",
+			 half_ap_format(left, b), "none_in_reserve", fill == 0, "may_add_now",
+			 fill > 0 && cost <= left, "most_now", most_now, "some_now",
+			 fill > 0 && cost > left && most_now > 0, "next_recruitment",
+			 fill > 0 && cost > left && most_now == 0);
+}
+
 json_t *orders_minimums_json(const struct order_set *mail_orders, const struct order_set *current,
 			     const struct campaign *c, int player)
 {
@@ -43,104 +79,44 @@ json_t *orders_minimums_json(const struct order_set *mail_orders, const struct o
 	    !touches_recruitment(mail_orders, c))
 		return NULL;
 	const struct player *pl = &c->players[player];
-	const struct army_list *l = &pl->list;
-	if (!l->count || !pl->field.count || !pl->reserve.count)
+	if (!pl->list.count || !pl->field.count || !pl->reserve.count)
 		return NULL;
-	int *army = rules_army_counts(c, player);
-	int *reserve = xcalloc(l->count, sizeof *reserve);
-	int *take = xcalloc(l->count, sizeof *take);
-	memcpy(reserve, pl->reserve.count, l->count * sizeof *reserve);
-	/* as the recruitment phase applies it: DISMISS, EXCHANGE, RECRUIT */
-	for (size_t i = 0; i < current->count; i++) {
-		const struct order *o = &current->orders[i];
-		/* counts as validated (within the army and the reserve); a set
-		 * never validated is not trusted with sums that overflow */
-		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= l->count ||
-		    o->count < 0 || o->count > ORDERS_MINIMUMS_MAX_COUNT ||
-		    (o->kind == ORDER_EXCHANGE && o->item_count > 0 &&
-		     (o->items[0].count < 0 || o->items[0].count > ORDERS_MINIMUMS_MAX_COUNT)))
-			continue;
-		if (o->kind == ORDER_DISMISS) {
-			army[o->type] = add_capped(army[o->type], -o->count);
-			reserve[o->type] = add_capped(reserve[o->type], o->count);
-		} else if (o->kind == ORDER_EXCHANGE && o->item_count > 0 && o->items[0].type >= 0 &&
-			   (size_t)o->items[0].type < l->count) {
-			reserve[o->type] = add_capped(reserve[o->type], -o->count);
-			reserve[o->items[0].type] =
-				add_capped(reserve[o->items[0].type], o->items[0].count);
-		} else if (o->kind == ORDER_RECRUIT) {
-			take[o->type] = add_capped(take[o->type], o->count);
-		} else if (o->kind == ORDER_RETRIEVE_GENERAL && c->phase == PHASE_RECRUITMENT) {
-			take[o->type] = add_capped(take[o->type], 1);
-		}
-	}
-	long long spent_ll = 0;
-	for (size_t i = 0; i < l->count; i++)
-		spent_ll += (long long)take[i] * l->types[i].cost_half_ap;
-	int spent = spent_ll > 1000000000 ? 1000000000 : (int)spent_ll;
-	int allowance = rules_recruit_allowance(c, player);
-	int left = allowance > spent ? allowance - spent : 0;
+	struct rules_recruit_outcome out;
+	struct campaign *copy = carried_out(current, c, player, &out);
+	const struct player *then = &copy->players[player];
+	const struct army_list *l = &then->list;
+	int *army = rules_army_counts(copy, player);
+	int allowance = rules_recruit_allowance(copy, player);
+	int left = allowance > out.recruited_half_ap ? allowance - out.recruited_half_ap : 0;
 	json_t *lines = json_array();
 	bool binding = false;
-	char a[16], b[16];
 	for (size_t i = 0; i < l->count; i++) {
-		const struct element_type *t = &l->types[i];
-		int after = army[i] + take[i];
-		if (after >= t->list_min)
+		if (army[i] >= l->types[i].list_min)
 			continue;
-		int missing = t->list_min - after;
-		int spare = reserve[i] - take[i];
-		if (spare < 0)
-			spare = 0;
-		int fill = missing < spare ? missing : spare;
-		int cost = fill * t->cost_half_ap;
-		struct strbuf sb = {0};
-		strbuf_printf(&sb, "%s: your army would have %d, %d short of its list minimum of %d",
-			      t->label, after, missing, t->list_min);
-		if (fill == 0)
-			strbuf_printf(&sb, "; your reserve holds none to fill it, so it holds up no "
-					   "other recruits");
-		else if (cost <= left)
-			strbuf_printf(&sb, "; %d more from your reserve would cost %s AP, and %s AP of "
-					   "your allowance is left: you may add them now",
-				      fill, half_ap_format(cost, a), half_ap_format(left, b));
-		else if (t->cost_half_ap > 0 && left / t->cost_half_ap > 0)
-			strbuf_printf(&sb, "; %d more from your reserve would cost %s AP, but only %s "
-					   "AP of your allowance is left: %d more at most now, the "
-					   "rest at the next recruitment",
-				      fill, half_ap_format(cost, a), half_ap_format(left, b),
-				      left / t->cost_half_ap);
-		else
-			strbuf_printf(&sb, "; %d more from your reserve would cost %s AP, but only %s "
-					   "AP of your allowance is left: they come at the next "
-					   "recruitment",
-				      fill, half_ap_format(cost, a), half_ap_format(left, b));
-		binding |= fill > 0;
-		json_array_append_new(lines,
-				      json_pack("{s:s, s:i, s:i, s:i, s:i, s:s}", "label", t->label,
-						"list_min", t->list_min, "in_army", after, "short",
-						missing, "from_reserve", fill, "text", sb.data));
-		strbuf_free(&sb);
+		int spare = then->reserve.count[i] > 0 ? then->reserve.count[i] : 0;
+		json_t *line = short_line(&l->types[i], army[i], spare, left);
+		binding |= json_integer_value(json_object_get(line, "from_reserve")) > 0;
+		json_array_append_new(lines, line);
 	}
 	free(army);
-	free(reserve);
-	free(take);
+	campaign_free(copy);
 	if (!json_array_size(lines)) {
 		json_decref(lines);
 		return NULL;
 	}
-	/* what happens: the recruitment is carried out as it stands; the
-	 * rule orders what comes first, it adds nothing (doc/rules.md) */
-	const char *what =
-		binding ? "Your recruitment is carried out as it stands when the recruitment phase "
-			  "ends: nothing is added to fill a list minimum for you, and the army "
-			  "stays short. Until it is filled, no other troops can be recruited (rules "
-			  "3.1): the minimum comes first, at this recruitment and at every one after. "
-			  "To add missing troops now, send your whole recruitment again with them "
-			  "(it replaces the earlier one as a whole)."
-			: "Your recruitment is carried out as it stands when the recruitment phase "
-			  "ends: the army stays short, but with none of these in your reserve the "
-			  "minimum holds up no other recruits.";
-	return json_pack("{s:o, s:s, s:b, s:b}", "lines", lines, "what", what, "binding", binding,
+	/* a step the rules will refuse (the army above is counted without
+	 * it): the ack says so beside the minimums */
+	json_t *refused = json_array();
+	for (int s = 0; s < RECRUIT_STEP_COUNT; s++)
+		if (out.step[s].refused)
+			json_array_append_new(refused,
+					      json_pack("{s:s, s:s}", "order",
+							rules_recruit_step_keyword((enum rules_recruit_step)s),
+							"reason", out.step[s].why.text));
+	/* what happens (the ack template says it): the recruitment is carried
+	 * out as it stands; the rule orders what comes first, it adds nothing
+	 * (doc/rules.md) */
+	return json_pack("{s:o, s:b, s:o, s:b, s:b}", "lines", lines, "has_refused",
+			 json_array_size(refused) > 0, "refused", refused, "binding", binding,
 			 "as_army_stands", c->phase != PHASE_RECRUITMENT);
 }

@@ -156,9 +156,13 @@ void orders_mask_everywhere(struct order_set *set, const char *secret);
 
 /* orders_minimums.c: when the mail changes the recruitment (or sends NO
  * MOVE in the recruitment phase), the list minimums the recruitment as it
- * stands in `current` leaves unfilled: {"lines": [{"label", "list_min",
- * "in_army", "short", "from_reserve", "text"}], "what", "binding",
- * "as_army_stands"}; NULL when none is left short. */
+ * stands in `current` leaves unfilled, counted by carrying it out
+ * (rules_recruit_orders) on a copy of the campaign: {"lines": [{"label",
+ * "list_min", "in_army", "short", "from_reserve", "cost_ap", "left_ap",
+ * "most_now", and one of "none_in_reserve", "may_add_now", "some_now",
+ * "next_recruitment"}], "has_refused", "refused": [{"order", "reason"}],
+ * "binding", "as_army_stands"}; NULL when none is left short. The ack
+ * template words it. */
 json_t *orders_minimums_json(const struct order_set *mail_orders, const struct order_set *current,
 			     const struct campaign *c, int player);
 

@@ -229,11 +229,19 @@ static bool pred_contingent_from(const struct order *o, const void *arg)
  * the same permission together. */
 static int kind_rank(enum order_kind k)
 {
+	/* four ranks a kind, so that a kind can come just before another */
 	if (k == ORDER_DENY_PASSAGE)
-		return ORDER_ALLOW_PASSAGE;
+		return 4 * ORDER_ALLOW_PASSAGE;
 	if (k == ORDER_DENY_SUPPLY)
-		return ORDER_ALLOW_SUPPLY;
-	return (int)k;
+		return 4 * ORDER_ALLOW_SUPPLY;
+	/* the recruitment in the order it is carried out (rules 3.1,
+	 * rules_recruit_orders): DISMISS, EXCHANGE, then RECRUIT and RETRIEVE
+	 * GENERAL */
+	if (k == ORDER_DISMISS)
+		return 4 * ORDER_RECRUIT - 2;
+	if (k == ORDER_EXCHANGE)
+		return 4 * ORDER_RECRUIT - 1;
+	return 4 * (int)k;
 }
 
 static void append_copy(struct order_set *set, const struct order *src)

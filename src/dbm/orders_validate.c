@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ----------------------------------------------------------- validate */
 
@@ -224,6 +225,45 @@ static bool counted_recruit(const struct order *o, const struct campaign *c)
 	       (o->kind == ORDER_RETRIEVE_GENERAL && c->phase == PHASE_RECRUITMENT);
 }
 
+/* The EXCHANGE lines as a whole, as the end of the recruitment phase
+ * carries them out (rules_recruit_orders, after the DISMISS lines): a new
+ * reserve worth more than the old, or an army that would leave its list's
+ * minimums or maximums, is refused there, so every EXCHANGE line is
+ * refused now with that reason. Returns true when they were. */
+static bool exchanges_refused(struct order_set *set, const struct campaign *c, int player)
+{
+	struct order_set steps;
+	orders_set_init(&steps);
+	steps.player = player;
+	bool any = false;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct order *o = &set->orders[i];
+		if (o->status == ORDER_OK && (o->kind == ORDER_DISMISS || o->kind == ORDER_EXCHANGE))
+			order_copy(orders_set_add(&steps), o);
+		any |= o->status == ORDER_OK && o->kind == ORDER_EXCHANGE;
+	}
+	if (!any) {
+		orders_set_free(&steps);
+		return false;
+	}
+	struct campaign *copy = campaign_copy(c);
+	copy->phase = PHASE_RECRUITMENT;
+	struct event_log log;
+	event_log_init(&log);
+	struct rules_recruit_outcome out;
+	rules_recruit_orders(copy, player, &steps, &log, &out);
+	event_log_free(&log);
+	campaign_free(copy);
+	orders_set_free(&steps);
+	if (!out.step[RECRUIT_STEP_EXCHANGE].refused)
+		return false;
+	for (size_t i = 0; i < set->count; i++)
+		if (set->orders[i].status == ORDER_OK && set->orders[i].kind == ORDER_EXCHANGE)
+			reject(&set->orders[i], "%s (the EXCHANGE lines are carried out "
+			       "together, or none of them)", out.step[RECRUIT_STEP_EXCHANGE].why.text);
+	return true;
+}
+
 static void validate_recruitment(struct order_set *set, const struct campaign *c, int player)
 {
 	const struct player *pl = &c->players[player];
@@ -293,8 +333,10 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 	}
 
 	/* EXCHANGE: the reserve, dismissed troops included, changed for other
-	 * troops of the list before the recruits (the value and the list's
-	 * limits are checked by rules_change_reserve when it is applied) */
+	 * troops of the list before the recruits; the value and the list's
+	 * limits as rules_change_reserve checks them when it is applied */
+	int *before_exchange = xcalloc(n + 1, sizeof *before_exchange);
+	memcpy(before_exchange, reserve, n * sizeof *reserve);
 	for (size_t i = 0; i < set->count; i++) {
 		struct order *o = &set->orders[i];
 		if (o->status != ORDER_OK || o->kind != ORDER_EXCHANGE || o->type < 0 ||
@@ -309,6 +351,9 @@ static void validate_recruitment(struct order_set *set, const struct campaign *c
 		reserve[o->type] -= o->count;
 		reserve[o->items[0].type] += o->items[0].count;
 	}
+	if (exchanges_refused(set, c, player))
+		memcpy(reserve, before_exchange, n * sizeof *reserve);
+	free(before_exchange);
 
 	int spent = 0;
 	for (size_t i = 0; i < set->count; i++) {

@@ -524,6 +524,34 @@ enum rules_status rules_dismiss(struct campaign *c, int player, const int *troop
  * to the list's minimums and maximums. */
 enum rules_status rules_change_reserve(struct campaign *c, int player, const int *new_reserve,
 				       struct event_log *log, struct rules_reason *why);
+/* A player's recruitment orders (orders.h) carried out as the end of the
+ * recruitment phase carries them out (rules_recruit_orders.c): every
+ * DISMISS (rules_dismiss), then every EXCHANGE (rules_change_reserve),
+ * then every RECRUIT and RETRIEVE GENERAL together (rules_recruit). Only
+ * ORDER_OK lines count. A step the rules refuse is not carried out, with
+ * the reason in `out`; the steps after it are. The one truth of what a
+ * recruitment does: the acknowledgement plays it on a copy of the campaign
+ * (campaign_copy) for what the army will have. */
+struct order_set;
+enum rules_recruit_step {
+	RECRUIT_STEP_DISMISS,
+	RECRUIT_STEP_EXCHANGE,
+	RECRUIT_STEP_RECRUIT,     /* RECRUIT and RETRIEVE GENERAL */
+	RECRUIT_STEP_COUNT
+};
+struct rules_recruit_outcome {
+	struct {
+		bool ordered;     /* the orders had lines of this step */
+		bool refused;     /* ... and the rules refused them: why */
+		struct rules_reason why;
+	} step[RECRUIT_STEP_COUNT];
+	int recruited_half_ap;    /* what the recruits taken are worth */
+};
+void rules_recruit_orders(struct campaign *c, int player, const struct order_set *set,
+			  struct event_log *log, struct rules_recruit_outcome *out);
+/* The keyword a step's orders are written with ("DISMISS", "EXCHANGE",
+ * "RECRUIT"). */
+const char *rules_recruit_step_keyword(enum rules_recruit_step step);
 /* Ceiling after `quiet_years` years without battle or siege: 440 AP from 3,
  * 400 AP from 6, never above the player's original size. */
 int rules_profound_peace_cap(int original_half_ap, int quiet_years);

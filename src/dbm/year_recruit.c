@@ -406,63 +406,20 @@ void year_late_recruitment_back(struct year_run *r)
 
 static void apply_recruitment(struct year_run *r, int p)
 {
-	struct campaign *c = r->c;
-	const struct player *pl = &c->players[p];
 	/* what the replies accepted is carried out; a line the campaign no
 	 * longer allows (it changed since, e.g. a corrected battle) is not,
 	 * and the player is mailed why */
 	recheck_recruitment(r, p, NULL, NULL);
 	struct order_set set;
 	year_load_orders(r, p, &set);
-	size_t types = pl->list.count + 1;
-	int *dismiss = xcalloc(types, sizeof *dismiss);
-	int *take = xcalloc(types, sizeof *take);
-	bool any_dismiss = false, any_take = false;
-	for (size_t i = 0; i < set.count; i++) {
-		const struct order *o = &set.orders[i];
-		if (o->status != ORDER_OK || o->type < 0 || (size_t)o->type >= pl->list.count)
-			continue;
-		if (o->kind == ORDER_DISMISS) {
-			dismiss[o->type] += o->count;
-			any_dismiss = true;
-		} else if (o->kind == ORDER_RECRUIT) {
-			take[o->type] += o->count;
-			any_take = true;
-		} else if (o->kind == ORDER_RETRIEVE_GENERAL) {
-			take[o->type] += 1;
-			any_take = true;
-		}
-	}
-	struct rules_reason why;
-	if (any_dismiss && rules_dismiss(c, p, dismiss, r->log, &why) != RULES_OK)
-		year_refused(r, p, "DISMISS", why.text);
-	/* 3.1 "Changing your army": the reserve, dismissed troops included,
-	 * changed for other troops of the list; then the recruits */
-	int *reserve = xcalloc(types, sizeof *reserve);
-	bool any_exchange = false;
-	memcpy(reserve, pl->reserve.count, pl->list.count * sizeof *reserve);
-	for (size_t i = 0; i < set.count; i++) {
-		const struct order *o = &set.orders[i];
-		if (o->status != ORDER_OK || o->kind != ORDER_EXCHANGE || o->item_count < 1 ||
-		    o->type < 0 || (size_t)o->type >= pl->list.count || o->items[0].type < 0 ||
-		    (size_t)o->items[0].type >= pl->list.count)
-			continue;
-		reserve[o->type] -= o->count;
-		reserve[o->items[0].type] += o->items[0].count;
-		any_exchange = true;
-	}
-	bool negative = false;
-	for (size_t i = 0; i < pl->list.count; i++)
-		negative |= reserve[i] < 0;
-	if (any_exchange && negative)
-		year_refused(r, p, "EXCHANGE", "the reserve does not hold the troops to exchange");
-	else if (any_exchange && rules_change_reserve(c, p, reserve, r->log, &why) != RULES_OK)
-		year_refused(r, p, "EXCHANGE", why.text);
-	free(reserve);
-	if (any_take && rules_recruit(c, p, take, r->log, &why) != RULES_OK)
-		year_refused(r, p, "RECRUIT", why.text);
-	free(dismiss);
-	free(take);
+	/* DISMISS, EXCHANGE, RECRUIT: the function the acknowledgement's
+	 * account of the list minimums plays too */
+	struct rules_recruit_outcome out;
+	rules_recruit_orders(r->c, p, &set, r->log, &out);
+	for (int s = 0; s < RECRUIT_STEP_COUNT; s++)
+		if (out.step[s].refused)
+			year_refused(r, p, rules_recruit_step_keyword((enum rules_recruit_step)s),
+				     out.step[s].why.text);
 	orders_set_free(&set);
 }
 

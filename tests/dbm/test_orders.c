@@ -1409,24 +1409,25 @@ static void test_merge(void **state)
 	assert_pending(c, &pending, "MOVE Artois\nIF INVADED Artois BATTLE\n"
 				    "IF INVADED Flanders SIEGE\nIN STORM RETURN\n"
 				    "DENY PASSAGE france\nRECRUIT 2 Bw(O)\n");
-	/* recruitment is replaced as a whole; same troops in one mail add up */
+	/* recruitment is replaced as a whole; same troops in one mail add up;
+	 * listed as it is carried out: DISMISS before RECRUIT */
 	mail_in(c, &pending, "RECRUIT 1 Ps(O)\nRECRUIT 1 Bw(O)\nDISMISS 1 Ax(O)\nRECRUIT 2 Bw(O)\n");
 	assert_pending(c, &pending, "MOVE Artois\nIF INVADED Artois BATTLE\n"
 				    "IF INVADED Flanders SIEGE\nIN STORM RETURN\n"
-				    "DENY PASSAGE france\nRECRUIT 1 Ps(O)\nRECRUIT 3 Bw(O)\n"
-				    "DISMISS 1 Ax(O)\n");
+				    "DENY PASSAGE france\nDISMISS 1 Ax(O)\nRECRUIT 1 Ps(O)\n"
+				    "RECRUIT 3 Bw(O)\n");
 	/* ALL replaces every passage order; requests are not kept */
 	mail_in(c, &pending, "ALLOW PASSAGE england\nDENY PASSAGE ALL\nSTATUS\nHELP\n");
 	assert_pending(c, &pending, "MOVE Artois\nIF INVADED Artois BATTLE\n"
 				    "IF INVADED Flanders SIEGE\nIN STORM RETURN\n"
-				    "DENY PASSAGE ALL\nRECRUIT 1 Ps(O)\nRECRUIT 3 Bw(O)\n"
-				    "DISMISS 1 Ax(O)\n");
+				    "DENY PASSAGE ALL\nDISMISS 1 Ax(O)\nRECRUIT 1 Ps(O)\n"
+				    "RECRUIT 3 Bw(O)\n");
 	/* a named player takes precedence over ALL, whatever the order */
 	mail_in(c, &pending, "ALLOW PASSAGE france\n");
 	assert_pending(c, &pending, "MOVE Artois\nIF INVADED Artois BATTLE\n"
 				    "IF INVADED Flanders SIEGE\nIN STORM RETURN\n"
 				    "DENY PASSAGE ALL\nALLOW PASSAGE france\n"
-				    "RECRUIT 1 Ps(O)\nRECRUIT 3 Bw(O)\nDISMISS 1 Ax(O)\n");
+				    "DISMISS 1 Ax(O)\nRECRUIT 1 Ps(O)\nRECRUIT 3 Bw(O)\n");
 	/* CLEAR drops everything pending; the rest of the mail applies */
 	mail_in(c, &pending, "VOTE END\nCLEAR\n");
 	assert_pending(c, &pending, "VOTE END\n");

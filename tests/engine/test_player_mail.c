@@ -478,7 +478,8 @@ static void test_recruitment_mail(void **state)
 	}
 	free(raws);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "(empty: there is nothing to recruit)"));
+	assert_non_null(strstr(text, "Your reserve is empty:"));
+	assert_null(strstr(text, "(empty"));
 	assert_null(strstr(text, "What you may recruit"));
 	free(text);
 }

@@ -461,6 +461,89 @@ static void test_preview_lists_the_year_end_as_sent(void **state)
 	}
 }
 
+/* `first` comes before `then` in `text` after `from`. */
+static void assert_before(const char *text, const char *from, const char *first,
+			  const char *then)
+{
+	const char *at = text ? strstr(text, from) : NULL;
+	const char *a = at ? strstr(at, first) : NULL;
+	const char *b = at ? strstr(at, then) : NULL;
+	if (!a || !b || a > b)
+		fail_msg("\"%s\" not before \"%s\" after \"%s\" in:\n%s", first, then, from,
+			 text ? text : "(no mail)");
+}
+
+/* Issue 13: the reply counts the recruitment by the function the
+ * recruitment phase carries it out with (DISMISS, EXCHANGE, RECRUIT): an
+ * EXCHANGE the rules would refuse there (it would leave Kn(S) below its
+ * list minimum) is refused at once with their reason, the army is counted
+ * without it (4 Kn(S) left in the reserve, not 1), and the end of the
+ * phase does what the reply said, with nothing more to tell. */
+static void test_ack_agrees_with_the_recruitment_carried_out(void **state)
+{
+	struct test_engine *f = *state;
+	to_the_recruitment(f);
+	orders(f, "burgundy", "RECRUIT 1 Kn(S)\nEXCHANGE 3 Kn(S) FOR 6 Bw(O)\nDISMISS 1 Bw(O)\n",
+	       NOW + HOUR);
+	char *text = last_mail(BURGUNDY, "Re: orders");
+	assert_has(text, "1 line of your mail could not be accepted");
+	assert_has(text, "  3: EXCHANGE 3 Kn(S) FOR 6 Bw(O)\n        ERROR: the army would have "
+			 "17 \"Kn(S)\", below the list minimum of 18 (the EXCHANGE lines are "
+			 "carried out together, or none of them)\n");
+	assert_has_not(text, "the rules refuse");
+	assert_has(text, "Your army list's minimums\n-------------------------\n"
+			 "Your recruitment as it stands leaves your army below a list minimum:\n"
+			 "  Kn(S): your army would have 16, 2 short of its list minimum of 18; 2 "
+			 "more from your reserve would cost 24 AP, and 28 AP of your allowance "
+			 "is left: you may add them now.\n"
+			 "What happens: Your recruitment is carried out as it stands when the "
+			 "recruitment phase ends: nothing is added to fill a list minimum for "
+			 "you, and the army stays short.");
+	free(text);
+	orders(f, "france", "NO MOVE\n", NOW + 2 * HOUR);
+	/* carried out as the reply said */
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	assert_int_equal(c->players[0].field.count[1], 16);
+	assert_int_equal(c->players[0].reserve.count[1], 4);
+	assert_int_equal(c->players[0].field.count[2], 27);
+	assert_int_equal(c->players[0].reserve.count[2], 3);
+	campaign_free(c);
+	assert_null(last_mail(BURGUNDY, "Your order was not carried out"));
+}
+
+/* The same three steps, all carried out: the shortfall the reply gives is
+ * the one the army has after the phase. */
+static void test_ack_minimum_after_dismiss_exchange_recruit(void **state)
+{
+	struct test_engine *f = *state;
+	to_the_recruitment(f);
+	orders(f, "burgundy", "RECRUIT 1 Kn(S)\nEXCHANGE 1 Kn(S) FOR 2 Bw(O)\nDISMISS 2 Bw(O)\n",
+	       NOW + HOUR);
+	char *text = last_mail(BURGUNDY, "Re: orders");
+	assert_has(text, "Every line of your mail was understood.");
+	assert_has_not(text, "the rules refuse");
+	/* listed in the order they are carried out */
+	assert_before(text, "Your current orders", "  DISMISS 2 Bw(O)\n",
+		      "  EXCHANGE 1 Kn(S) FOR 2 Bw(O)\n");
+	assert_before(text, "Your current orders", "  EXCHANGE 1 Kn(S) FOR 2 Bw(O)\n",
+		      "  RECRUIT 1 Kn(S)\n");
+	/* 15 + 1 recruited; 5 - 1 exchanged - 1 recruited left in the reserve */
+	assert_has(text, "  Kn(S): your army would have 16, 2 short of its list minimum of 18; 2 "
+			 "more from your reserve would cost 24 AP, and 28 AP of your allowance "
+			 "is left: you may add them now.\n");
+	free(text);
+	orders(f, "france", "NO MOVE\n", NOW + 2 * HOUR);
+	struct campaign *c = campaign(f);
+	assert_int_equal(c->year, 1451);
+	assert_int_equal(c->players[0].field.count[1], 16);
+	assert_int_equal(c->players[0].reserve.count[1], 3);
+	assert_int_equal(c->players[0].field.count[2], 26);
+	assert_int_equal(c->players[0].reserve.count[2], 6);
+	campaign_free(c);
+	assert_null(last_mail(BURGUNDY, "Your order was not carried out"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -474,6 +557,8 @@ int main(void)
 		T(test_replaced_recruitment_is_named),
 		T(test_minimum_shortfall_is_exact),
 		T(test_preview_lists_the_year_end_as_sent),
+		T(test_ack_agrees_with_the_recruitment_carried_out),
+		T(test_ack_minimum_after_dismiss_exchange_recruit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
