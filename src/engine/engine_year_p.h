@@ -126,6 +126,13 @@ const char *ordinal_suffix(size_t n);
 /* The fields every mail of the campaign has, for `player` (NO_INDEX: the
  * organiser). New reference. */
 json_t *yctx_base_data(struct yctx *y, int player);
+/* engine_year_correct.c: while an undo's corrections are open, pairs a
+ * mail made again (its `slot`, to `addr`) with the one sent before: sets
+ * `skip` when the player's text is the same, else `preface` to what
+ * changed (was / now) and why. 0, or -1 on a store error. */
+int yctx_correction_of(struct yctx *y, const char *slot, const char *addr, const char *tpl,
+		       json_t *data, const char *body_check, const char *section, bool *skip,
+		       char **preface);
 /* Stores the new events and renders the new mail requests for each
  * recipient (held in y until yctx_mail_out). Returns 0, or -1 once a
  * failure was met (y->err). */
