@@ -693,6 +693,15 @@ int engine_year_organiser_mail(struct engine *e, const struct order_set *set, in
 			free(err);
 			continue;
 		}
+		/* a line that is no order (a greeting, a word the parser could
+		 * not place after the last order) is shown as ignored, as a
+		 * player's acknowledgement shows it: nothing is dropped unsaid */
+		if (o->status == ORDER_IGNORED) {
+			if (o->line > 0 && o->text && *o->text)
+				strbuf_printf(&out, "%s> %s\nIgnored: not an order (HELP lists them).\n",
+					      out.len ? "\n" : "", o->text);
+			continue;
+		}
 		if (o->kind == ORDER_STAND_IN) {
 			char *r = NULL;
 			if (engine_stand_in_organiser_line(e, o, now, &r, errstr) != 0)

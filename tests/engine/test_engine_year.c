@@ -375,9 +375,11 @@ static void test_organiser_mail(void **state)
 	json_decref(st);
 	char *reply = deliver(f, "organiser@example.org",
 			      "ORGANISER " ORGANISER_PW "\nEXTEND 12\nCOMMENT A hard winter.\n"
-			      "PROCESS recruitment\n",
+			      "PROCESS recruitment\nFROBNICATE the dice\n",
 			      NOW + HOUR);
 	assert_non_null(strstr(reply, "> EXTEND 12\nThe deadline is now "));
+	/* a line that is no order is answered too, not dropped unsaid */
+	assert_non_null(strstr(reply, "> FROBNICATE the dice\nIgnored: not an order"));
 	assert_non_null(strstr(reply, "is not the current step"));
 	/* each line's outcome once, under the line; what happens next once,
 	 * at the end, in words (issue 13, #20) */
@@ -1085,6 +1087,19 @@ static void test_map_and_html_diary(void **state)
 			const char *html = strstr(raw, "text/html");
 			assert_non_null(strstr(html, "A &lt;b&gt;hard&lt;/b&gt; winter &amp; more"));
 			assert_null(strstr(html, "<b>hard"));
+			/* it names what the mail carries: both maps (the part is
+			 * quoted-printable: its soft line breaks taken out) */
+			char *joined = xstrdup(html);
+			char *w = joined;
+			for (const char *r = joined; *r; r++) {
+				if (strncmp(r, "=\r\n", 3) == 0)
+					r += 2;
+				else
+					*w++ = *r;
+			}
+			*w = '\0';
+			assert_non_null(strstr(joined, "attached (map.png, map.svg)"));
+			free(joined);
 		}
 		free(text);
 	}
