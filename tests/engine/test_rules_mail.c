@@ -6,7 +6,6 @@
  * with the clock given to each call. */
 #include "config.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -133,80 +132,12 @@ static void flush(struct test_engine *f, int64_t now)
 	maildir_flush(f, now);
 }
 
-/* The subject the part at `head` (its heading line, `len` characters) had
- * as a mail of its own: the leading mail's subject with its text after
- * "· " replaced by the heading, and the year by the one the heading names
- * when it is not the leading mail's ("Recruitment (1450)"). */
-static char *part_subject(const char *lead, const char *head, size_t len)
-{
-	static const char dot[] = "\u00b7 ";
-	const char *what = strstr(lead, dot);
-	size_t prefix = what ? (size_t)(what - lead) + strlen(dot) : 0;
-	char *s = xasprintf("%.*s%.*s", (int)prefix, lead, (int)len, head);
-	size_t n = strlen(s);
-	if (what && n >= 7 && s[n - 7] == ' ' && s[n - 6] == '(' && s[n - 1] == ')') {
-		const char *year = what - 5; /* "1450 · " */
-		if (year >= lead && isdigit((unsigned char)*year)) {
-			memcpy(s + (year - lead), s + n - 5, 4);
-			s[n - 7] = '\0';
-		}
-	}
-	return s;
-}
-
-/* The n-th part (from 0) of the mail inbox[i] that had, as a mail of its
- * own, a Subject containing `subject`: the whole mail when its Subject
- * does, else a part merged into it under a rule and its subject. Its text
- * (allocated; of a merged part only that part) in *text when not NULL, its
- * place in the mail's text in *offset. False when there is no such part. */
-static bool part_of(size_t i, const char *subject, size_t nth, char **text, size_t *offset)
-{
-	const struct received *m = &inbox[i];
-	if (strstr(m->subject, subject) && nth-- == 0) {
-		if (text)
-			*text = xstrdup(m->text);
-		*offset = 0;
-		return true;
-	}
-	struct merged_part p;
-	for (const char *at = m->text; merged_part_next(at, &p); at = p.rule) {
-		char *sub = part_subject(m->subject, p.head, p.head_len);
-		bool hit = strstr(sub, subject) != NULL;
-		free(sub);
-		if (!hit || nth-- != 0)
-			continue;
-		if (text)
-			*text = xstrndup(p.body, p.body_len);
-		*offset = (size_t)(p.rule - m->text);
-		return true;
-	}
-	return false;
-}
-
-/* How many mails `to` received whose Subject contains `subject`, counting
- * a mail merged into another sent at the same moment (under a rule and
- * its subject) as one; the text of the last in *text (allocated, of a
- * merged one only its part) when text is not NULL. */
+/* How many mails `to` received whose Subject contains `subject`
+ * (maildir_parts). */
 static size_t mails(struct test_engine *f, const char *to, const char *subject, char **text)
 {
 	(void)f;
-	size_t hits = 0, offset;
-	if (text)
-		*text = NULL;
-	for (size_t i = 0; i < n_inbox; i++) {
-		if (strcmp(inbox[i].to, to) != 0)
-			continue;
-		char *part = NULL;
-		for (size_t nth = 0; part_of(i, subject, nth, text ? &part : NULL, &offset); nth++) {
-			hits++;
-			if (text) {
-				free(*text);
-				*text = part;
-				part = NULL;
-			}
-		}
-	}
-	return hits;
+	return maildir_parts(to, subject, text);
 }
 
 static void assert_has(const char *text, const char *needle)
@@ -334,14 +265,14 @@ static void test_sequence_known_in_time(void **state)
 			if (strcmp(inbox[i].to, to[k]))
 				continue;
 			for (size_t nth = 0;
-			     part_of(i, "1450 \u00b7 The year's diary", nth, &part, &offset); nth++) {
+			     maildir_part_of(i, "1450 \u00b7 The year's diary", nth, &part, &offset); nth++) {
 				diary_at[0] = i;
 				diary_at[1] = offset;
 				free(diary_k);
 				diary_k = part;
 			}
 			for (size_t nth = 0;
-			     part_of(i, "1451 \u00b7 The sequence of play", nth, &part, &offset); nth++) {
+			     maildir_part_of(i, "1451 \u00b7 The sequence of play", nth, &part, &offset); nth++) {
 				sequence_at[0] = i;
 				sequence_at[1] = offset;
 				free(text);

@@ -228,3 +228,78 @@ bool maildir_merged_into(const char *text, const char *subject)
 			return true;
 	return false;
 }
+
+/* The subject the part at `head` (its heading line, `len` characters) had
+ * as a mail of its own: the leading mail's subject with its text after
+ * "· " replaced by the heading, and the year by the one the heading names
+ * when it is not the leading mail's ("Recruitment (1450)"). */
+static char *part_subject(const char *lead, const char *head, size_t len)
+{
+	static const char dot[] = "\u00b7 ";
+	const char *what = strstr(lead, dot);
+	size_t prefix = what ? (size_t)(what - lead) + strlen(dot) : 0;
+	char *s = xasprintf("%.*s%.*s", (int)prefix, lead, (int)len, head);
+	size_t n = strlen(s);
+	if (what && n >= 7 && s[n - 7] == ' ' && s[n - 6] == '(' && s[n - 1] == ')') {
+		const char *year = what - 5; /* "1450 · " */
+		if (year >= lead && isdigit((unsigned char)*year)) {
+			memcpy(s + (year - lead), s + n - 5, 4);
+			s[n - 7] = '\0';
+		}
+	}
+	return s;
+}
+
+/* The n-th part (from 0) of the mail inbox[i] that had, as a mail of its
+ * own, a Subject containing `subject`: the whole mail when its Subject
+ * does, else a part merged into it under a rule and its subject. Its text
+ * (allocated; of a merged part only that part) in *text when not NULL, its
+ * place in the mail's text in *offset. False when there is no such part. */
+bool maildir_part_of(size_t i, const char *subject, size_t nth, char **text, size_t *offset)
+{
+	const struct received *m = &inbox[i];
+	if (strstr(m->subject, subject) && nth-- == 0) {
+		if (text)
+			*text = xstrdup(m->text);
+		*offset = 0;
+		return true;
+	}
+	struct merged_part p;
+	for (const char *at = m->text; merged_part_next(at, &p); at = p.rule) {
+		char *sub = part_subject(m->subject, p.head, p.head_len);
+		bool hit = strstr(sub, subject) != NULL;
+		free(sub);
+		if (!hit || nth-- != 0)
+			continue;
+		if (text)
+			*text = xstrndup(p.body, p.body_len);
+		*offset = (size_t)(p.rule - m->text);
+		return true;
+	}
+	return false;
+}
+
+/* How many mails `to` received whose Subject contains `subject`, counting
+ * a mail merged into another sent at the same moment (under a rule and
+ * its subject) as one; the text of the last in *text (allocated, of a
+ * merged one only its part) when text is not NULL. */
+size_t maildir_parts(const char *to, const char *subject, char **text)
+{
+	size_t hits = 0, offset;
+	if (text)
+		*text = NULL;
+	for (size_t i = 0; i < n_inbox; i++) {
+		if (strcmp(inbox[i].to, to) != 0)
+			continue;
+		char *part = NULL;
+		for (size_t nth = 0; maildir_part_of(i, subject, nth, text ? &part : NULL, &offset); nth++) {
+			hits++;
+			if (text) {
+				free(*text);
+				*text = part;
+				part = NULL;
+			}
+		}
+	}
+	return hits;
+}

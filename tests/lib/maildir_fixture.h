@@ -66,6 +66,17 @@ struct merged_part {
  * `from` (a place in that text: its start, or the previous part's rule).
  * False when there is none. */
 bool merged_part_next(const char *from, struct merged_part *p);
+/* The n-th part (from 0) of the mail inbox[i] that had, as a mail of its
+ * own, a Subject containing `subject`: the whole mail when its Subject
+ * does, else a part merged into it under a rule and its subject. Its text
+ * (allocated; of a merged part only that part) in *text when not NULL, its
+ * place in the mail's text in *offset. False when there is no such part. */
+bool maildir_part_of(size_t i, const char *subject, size_t nth, char **text, size_t *offset);
+/* How many mails `to` received whose Subject contains `subject`, counting
+ * a mail merged into another sent at the same moment (under a rule and
+ * its subject) as one; the text of the last in *text (allocated, of a
+ * merged one only its part) when text is not NULL. */
+size_t maildir_parts(const char *to, const char *subject, char **text);
 /* Whether `text` holds a merged part whose heading begins with the subject
  * `subject` names after its "· " (all of it when it has none). */
 bool maildir_merged_into(const char *text, const char *subject);
